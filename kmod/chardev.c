@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rmawin: the misc device /dev/rmawin and the ioctl dispatch table.
+ *
+ * Every ioctl takes one struct that starts with { __u32 size; __u32 flags; }.
+ * The table below says, per command, how big the kernel's struct is and how
+ * much of it the first ABI revision had; copy_struct_from_user() then gives
+ * us forward and backward compatibility in one place.
+ */
+#include <linux/fs.h>
+#include <linux/miscdevice.h>
+#include <linux/module.h>
+#include <linux/uaccess.h>
+
+#include "rmawin.h"
+
+/**
+ * struct rmawin_ioctl_op - one entry of the dispatch table
+ * @handler: does the work on the kernel copy of the struct
+ * @size: sizeof() the kernel's struct
+ * @min_size: size of the struct in the ABI revision that introduced it
+ */
+struct rmawin_ioctl_op {
+	int (*handler)(struct rmawin_ep *ep, void *arg);
+	u32 size;
+	u32 min_size;
+};
+
+/* Big enough for any ioctl's struct. */
+union rmawin_ioctl_buf {
+	struct rmawin_query query;
+	struct rmawin_ep_bind ep_bind;
+};
+
+/* The first command number; the table is indexed from it. */
+#define RMAWIN_CMD_FIRST	RMAWIN_CMD_QUERY
+
+static const struct rmawin_ioctl_op rmawin_ioctl_ops[] = {
+	[RMAWIN_CMD_QUERY - RMAWIN_CMD_FIRST] = {
+		.handler = rmawin_ioctl_query,
+		.size = sizeof(struct rmawin_query),
+		.min_size = offsetofend(struct rmawin_query, dev_entry_size),
+	},
+	[RMAWIN_CMD_EP_BIND - RMAWIN_CMD_FIRST] = {
+		.handler = rmawin_ioctl_ep_bind,
+		.size = sizeof(struct rmawin_ep_bind),
+		.min_size = offsetofend(struct rmawin_ep_bind, reserved),
+	},
+};
+
+static long rmawin_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
+{
+	struct rmawin_ep *ep = filp->private_data;
+	void __user *uarg = (void __user *)arg;
+	const struct rmawin_ioctl_op *op;
+	union rmawin_ioctl_buf buf;
+	unsigned int nr = _IOC_NR(cmd);
+	u32 usize;
+	int ret;
+
+	BUILD_BUG_ON(ARRAY_SIZE(rmawin_ioctl_ops) !=
+		     RMAWIN_CMD_LAST - RMAWIN_CMD_FIRST);
+
+	if (cmd != _IO(RMAWIN_IOC_TYPE, nr) || nr < RMAWIN_CMD_FIRST ||
+	    nr >= RMAWIN_CMD_LAST)
+		return -ENOTTY;
+	op = &rmawin_ioctl_ops[nr - RMAWIN_CMD_FIRST];
+
+	if (get_user(usize, (u32 __user *)uarg))
+		return -EFAULT;
+	if (usize < op->min_size)
+		return -EINVAL;
+	ret = copy_struct_from_user(&buf, op->size, uarg, usize);
+	if (ret)
+		return ret;
+
+	ret = op->handler(ep, &buf);
+	if (ret)
+		return ret;
+	/* a caller that knows a smaller struct gets only what it knows */
+	if (copy_to_user(uarg, &buf, min_t(u32, usize, op->size)))
+		return -EFAULT;
+	return 0;
+}
+
+static int rmawin_open(struct inode *inode, struct file *filp)
+{
+	struct rmawin_ep *ep;
+
+	ep = rmawin_ep_alloc();
+	if (!ep)
+		return -ENOMEM;
+	filp->private_data = ep;
+	return nonseekable_open(inode, filp);
+}
+
+static int rmawin_release(struct inode *inode, struct file *filp)
+{
+	rmawin_ep_release(filp->private_data);
+	return 0;
+}
+
+static const struct file_operations rmawin_fops = {
+	.owner = THIS_MODULE,
+	.open = rmawin_open,
+	.release = rmawin_release,
+	.unlocked_ioctl = rmawin_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+	.llseek = no_llseek,
+};
+
+static struct miscdevice rmawin_miscdev = {
+	.minor = MISC_DYNAMIC_MINOR,
+	.name = "rmawin",
+	.fops = &rmawin_fops,
+	.mode = 0666,
+};
+
+int rmawin_chardev_init(void)
+{
+	return misc_register(&rmawin_miscdev);
+}
+
+void rmawin_chardev_exit(void)
+{
+	misc_deregister(&rmawin_miscdev);
+}

@@ -1,0 +1,33 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rmawin: /sys/kernel/debug/rmawin/, read by the rmawin status tool and by
+ * the selftests' leak checks.
+ */
+#include <linux/debugfs.h>
+#include <linux/seq_file.h>
+
+#include "rmawin.h"
+
+static struct dentry *rmawin_debugfs_root;
+
+static int rmawin_stats_show(struct seq_file *m, void *unused)
+{
+	seq_printf(m, "endpoints %d\n", atomic_read(&rmawin_stats.endpoints));
+	seq_printf(m, "devices %d\n", atomic_read(&rmawin_stats.devices));
+	seq_printf(m, "pds %d\n", atomic_read(&rmawin_stats.pds));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(rmawin_stats);
+
+/* debugfs is best effort: the module works without it */
+void rmawin_debugfs_init(void)
+{
+	rmawin_debugfs_root = debugfs_create_dir("rmawin", NULL);
+	debugfs_create_file("stats", 0444, rmawin_debugfs_root, NULL,
+			    &rmawin_stats_fops);
+}
+
+void rmawin_debugfs_exit(void)
+{
+	debugfs_remove_recursive(rmawin_debugfs_root);
+}

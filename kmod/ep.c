@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rmawin: endpoints.  One endpoint per open file of /dev/rmawin; it binds
+ * to one RDMA device and owns everything it allocates there, so that both
+ * close() and the device's removal can release it all.
+ */
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include "rmawin.h"
+
+static atomic_t rmawin_ep_ids = ATOMIC_INIT(0);
+
+struct rmawin_ep *rmawin_ep_alloc(void)
+{
+	struct rmawin_ep *ep;
+
+	ep = kzalloc(sizeof(*ep), GFP_KERNEL);
+	if (!ep)
+		return NULL;
+	kref_init(&ep->ref);
+	mutex_init(&ep->lock);
+	INIT_LIST_HEAD(&ep->dev_node);
+	ep->id = atomic_inc_return(&rmawin_ep_ids);
+	atomic_inc(&rmawin_stats.endpoints);
+	return ep;
+}
+
+static void rmawin_ep_free(struct kref *ref)
+{
+	struct rmawin_ep *ep = container_of(ref, struct rmawin_ep, ref);
+
+	mutex_destroy(&ep->lock);
+	kfree(ep);
+	atomic_dec(&rmawin_stats.endpoints);
+}
+
+void rmawin_ep_put(struct rmawin_ep *ep)
+{
+	kref_put(&ep->ref, rmawin_ep_free);
+}
+
+/* Release everything the endpoint holds on its device; teardown mirrors bind. */
+static void rmawin_ep_unbind_locked(struct rmawin_ep *ep)
+{
+	struct rmawin_dev *rdev = ep->dev;
+
+	lockdep_assert_held(&ep->lock);
+	if (!rdev)
+		return;
+
+	ib_dealloc_pd(ep->pd);
+	ep->pd = NULL;
+	atomic_dec(&rmawin_stats.pds);
+
+	mutex_lock(&rdev->ep_lock);
+	list_del_init(&ep->dev_node);
+	mutex_unlock(&rdev->ep_lock);
+	ep->dev = NULL;
+	rmawin_dev_put(rdev);
+}
+
+/**
+ * rmawin_ep_detach() - the endpoint's device is going away
+ * @ep: endpoint, referenced by the caller
+ * @rdev: the device being removed
+ *
+ * Context: process context, from the ib_client remove() callback.
+ */
+void rmawin_ep_detach(struct rmawin_ep *ep, struct rmawin_dev *rdev)
+{
+	mutex_lock(&ep->lock);
+	if (ep->dev == rdev) {
+		rmawin_ep_dbg(ep, "device %s removed\n", dev_name(&rdev->ibdev->dev));
+		rmawin_ep_unbind_locked(ep);
+		ep->detached = true;
+	}
+	mutex_unlock(&ep->lock);
+}
+
+/**
+ * rmawin_ep_release() - the endpoint's file is closed
+ * @ep: endpoint; the file's reference is dropped
+ *
+ * Context: process context.
+ */
+void rmawin_ep_release(struct rmawin_ep *ep)
+{
+	mutex_lock(&ep->lock);
+	rmawin_ep_unbind_locked(ep);
+	mutex_unlock(&ep->lock);
+	rmawin_ep_put(ep);
+}
+
+/* Port 0 means the first active port; a port given must exist and be up. */
+static int rmawin_pick_port(struct ib_device *ibdev, u32 want, u32 *port)
+{
+	struct ib_port_attr attr;
+	u32 p;
+
+	if (want) {
+		if (!rdma_is_port_valid(ibdev, want))
+			return -EINVAL;
+		if (ib_query_port(ibdev, want, &attr) ||
+		    attr.state != IB_PORT_ACTIVE)
+			return -ENETDOWN;
+		*port = want;
+		return 0;
+	}
+	rdma_for_each_port(ibdev, p) {
+		if (!ib_query_port(ibdev, p, &attr) &&
+		    attr.state == IB_PORT_ACTIVE) {
+			*port = p;
+			return 0;
+		}
+	}
+	return -ENETDOWN;
+}
+
+static int rmawin_ep_bind_locked(struct rmawin_ep *ep, struct rmawin_dev *rdev,
+				 u32 want_port)
+{
+	struct ib_pd *pd;
+	u32 port;
+	int ret;
+
+	ret = rmawin_pick_port(rdev->ibdev, want_port, &port);
+	if (ret)
+		return ret;
+
+	pd = ib_alloc_pd(rdev->ibdev, 0);
+	if (IS_ERR(pd))
+		return PTR_ERR(pd);
+	atomic_inc(&rmawin_stats.pds);
+
+	mutex_lock(&rdev->ep_lock);
+	if (rdev->dead) {
+		mutex_unlock(&rdev->ep_lock);
+		ret = -ENODEV;
+		goto err_dealloc_pd;
+	}
+	list_add_tail(&ep->dev_node, &rdev->eps);
+	mutex_unlock(&rdev->ep_lock);
+
+	ep->dev = rdev;
+	ep->pd = pd;
+	ep->port = port;
+	rmawin_ep_dbg(ep, "bound to %s port %u\n", dev_name(&rdev->ibdev->dev), port);
+	return 0;
+
+err_dealloc_pd:
+	ib_dealloc_pd(pd);
+	atomic_dec(&rmawin_stats.pds);
+	return ret;
+}
+
+/**
+ * rmawin_ioctl_ep_bind() - RMAWIN_IOC_EP_BIND
+ * @ep: the endpoint
+ * @arg: struct rmawin_ep_bind, already copied in
+ *
+ * Context: process context.
+ * Return: 0; -EINVAL for flags, reserved, an unterminated name or a port the
+ * device lacks; -ENODEV for an unknown device or one removed from under the
+ * endpoint; -EBUSY if already bound; -ENETDOWN if no usable port is up.
+ */
+int rmawin_ioctl_ep_bind(struct rmawin_ep *ep, void *arg)
+{
+	struct rmawin_ep_bind *b = arg;
+	struct rmawin_dev *rdev;
+	int ret;
+
+	if (b->flags || b->reserved)
+		return -EINVAL;
+	if (!memchr(b->ibdev, '\0', sizeof(b->ibdev)))
+		return -EINVAL;
+
+	mutex_lock(&ep->lock);
+	if (ep->detached) {
+		ret = -ENODEV;
+		goto out_unlock;
+	}
+	if (ep->dev) {
+		ret = -EBUSY;
+		goto out_unlock;
+	}
+	rdev = rmawin_dev_get_by_name(b->ibdev);
+	if (!rdev) {
+		ret = -ENODEV;
+		goto out_unlock;
+	}
+	ret = rmawin_ep_bind_locked(ep, rdev, b->port);
+	if (ret)
+		rmawin_dev_put(rdev);
+out_unlock:
+	mutex_unlock(&ep->lock);
+	return ret;
+}

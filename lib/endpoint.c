@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later OR MIT
+/*
+ * Endpoints: one open /dev/rmawin bound to an RDMA device and (later)
+ * joined to a group.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "rmawin_priv.h"
+
+/* An empty variable counts as unset, so that "VAR= prog" overrides it. */
+static const char *rmawin_getenv(const char *name)
+{
+	const char *v = getenv(name);
+
+	return v && *v ? v : NULL;
+}
+
+/* Every address is parsed up front, so a typo fails here, not at join time. */
+static int rmawin_ep_parse_addrs(struct rmawin_ep *ep, const char *const *addrs)
+{
+	int i, ret;
+
+	ep->addrs = calloc(ep->nranks, sizeof(*ep->addrs));
+	if (!ep->addrs)
+		return -ENOMEM;
+	for (i = 0; i < ep->nranks; i++) {
+		ret = rmawin__parse_addr(addrs[i], &ep->addrs[i]);
+		if (ret) {
+			free(ep->addrs);
+			ep->addrs = NULL;
+			return ret;
+		}
+	}
+	return 0;
+}
+
+static int rmawin_ep_resolve_ibdev(const struct rmawin_ep_attr *attr, char *name)
+{
+	const char *ibdev = attr->ibdev ? attr->ibdev : rmawin_getenv("RMAWIN_IBDEV");
+	size_t len;
+
+	/* TODO: pick the device whose netdev routes to addrs[rank]. */
+	if (!ibdev)
+		return -EOPNOTSUPP;
+	len = strlen(ibdev);
+	if (len >= RMAWIN_DEVNAME_MAX)
+		return -ENAMETOOLONG;
+	memcpy(name, ibdev, len + 1);
+	return 0;
+}
+
+static int rmawin_ep_bind(struct rmawin_ep *ep)
+{
+	struct rmawin_ep_bind bind;
+
+	memset(&bind, 0, sizeof(bind));
+	memcpy(bind.ibdev, ep->ibdev, sizeof(bind.ibdev));
+	bind.port = 0;		/* the first active port */
+	return rmawin__ioctl_struct(ep->fd, RMAWIN_IOC_EP_BIND, &bind);
+}
+
+int rmawin_ep_open(const struct rmawin_ep_attr *attr, struct rmawin_ep **epp)
+{
+	struct rmawin_ep *ep;
+	int ret;
+
+	if (!attr || !epp)
+		return -EINVAL;
+	if (attr->nranks < 1 || attr->rank < 0 || attr->rank >= attr->nranks)
+		return -EINVAL;
+	if (!attr->addrs && attr->nranks > 1)
+		return -EINVAL;
+	if (attr->flags & ~RMAWIN_EP_KNOWN_FLAGS)
+		return -EINVAL;
+	if (attr->ibdev && !*attr->ibdev)
+		return -EINVAL;
+
+	ep = calloc(1, sizeof(*ep));
+	if (!ep)
+		return -ENOMEM;
+	ep->fd = -1;
+	ep->rank = attr->rank;
+	ep->nranks = attr->nranks;
+	ep->flags = attr->flags;
+	ep->timeout_ms = attr->timeout_ms;
+
+	if (attr->addrs) {
+		ret = rmawin_ep_parse_addrs(ep, attr->addrs);
+		if (ret)
+			goto err_free_ep;
+	}
+
+	ret = rmawin__open_dev();
+	if (ret < 0)
+		goto err_free_addrs;
+	ep->fd = ret;
+
+	ret = rmawin_ep_resolve_ibdev(attr, ep->ibdev);
+	if (ret)
+		goto err_close_fd;
+	ret = rmawin_ep_bind(ep);
+	if (ret)
+		goto err_close_fd;
+
+	/* A group of one needs no connections; TODO: the group join ioctl. */
+	if (ep->nranks > 1) {
+		ret = -EOPNOTSUPP;
+		goto err_close_fd;
+	}
+
+	*epp = ep;
+	return 0;
+
+err_close_fd:
+	close(ep->fd);
+err_free_addrs:
+	free(ep->addrs);
+err_free_ep:
+	free(ep);
+	return ret;
+}
+
+/* Rank and size come from the same launcher, in this order of preference. */
+static const struct {
+	const char *rank;
+	const char *size;
+} rmawin_launcher_env[] = {
+	{ "RMAWIN_RANK", "RMAWIN_NRANKS" },
+	{ "PMI_RANK", "PMI_SIZE" },
+	{ "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE" },
+	{ "SLURM_PROCID", "SLURM_NTASKS" },
+};
+
+static int rmawin_env_rank(int *rank, int *nranks)
+{
+	size_t i;
+	int ret;
+
+	for (i = 0; i < sizeof(rmawin_launcher_env) / sizeof(rmawin_launcher_env[0]); i++) {
+		const char *r = rmawin_getenv(rmawin_launcher_env[i].rank);
+		const char *n = rmawin_getenv(rmawin_launcher_env[i].size);
+
+		if (!r && !n)
+			continue;
+		if (!r || !n)
+			return -EINVAL;
+		ret = rmawin__parse_int(r, rank);
+		if (ret)
+			return ret;
+		return rmawin__parse_int(n, nranks);
+	}
+
+	/* No launcher: a singleton, as MPI_Init() makes one. */
+	*rank = 0;
+	*nranks = 1;
+	return 0;
+}
+
+int rmawin_ep_open_env(struct rmawin_ep **ep)
+{
+	struct rmawin_ep_attr attr;
+	const char *addrs, *no_ring;
+	char **items = NULL;
+	int ret, v;
+
+	if (!ep)
+		return -EINVAL;
+
+	memset(&attr, 0, sizeof(attr));
+	ret = rmawin_env_rank(&attr.rank, &attr.nranks);
+	if (ret)
+		return ret;
+
+	no_ring = rmawin_getenv("RMAWIN_NO_RING");
+	if (no_ring) {
+		ret = rmawin__parse_int(no_ring, &v);
+		if (ret || v > 1)
+			return -EINVAL;
+		if (v)
+			attr.flags |= RMAWIN_EP_NO_RING;
+	}
+
+	attr.ibdev = rmawin_getenv("RMAWIN_IBDEV");
+
+	addrs = rmawin_getenv("RMAWIN_ADDRS");
+	if (addrs) {
+		ret = rmawin__split_list(addrs, &items);
+		if (ret < 0)
+			return ret;
+		if (ret != attr.nranks) {
+			free(items);
+			return -EINVAL;
+		}
+		attr.addrs = (const char *const *)items;
+	}
+
+	ret = rmawin_ep_open(&attr, ep);
+	free(items);
+	return ret;
+}
+
+int rmawin_ep_close(struct rmawin_ep *ep)
+{
+	if (!ep)
+		return -EINVAL;
+	/* Closing the file releases everything the kernel holds for it. */
+	close(ep->fd);
+	free(ep->addrs);
+	free(ep);
+	return 0;
+}
+
+int rmawin_rank(const struct rmawin_ep *ep)
+{
+	return ep ? ep->rank : -EINVAL;
+}
+
+int rmawin_nranks(const struct rmawin_ep *ep)
+{
+	return ep ? ep->nranks : -EINVAL;
+}
+
+int rmawin_ep_fd(const struct rmawin_ep *ep)
+{
+	return ep ? ep->fd : -EINVAL;
+}
+
+int rmawin_barrier(struct rmawin_ep *ep)
+{
+	if (!ep)
+		return -EINVAL;
+	if (ep->nranks == 1)
+		return 0;
+	return -EOPNOTSUPP;	/* TODO: needs the group */
+}

@@ -1,0 +1,540 @@
+/* SPDX-License-Identifier: (GPL-2.0 WITH Linux-syscall-note) OR MIT */
+/*
+ * librmawin: MPI-style one-sided communication (remote memory access) over
+ * RDMA, through the rmawin kernel module.
+ *
+ * Conventions: every function returns 0 (or a non-negative count) on success
+ * and a negative errno on failure, like liburing.  None prints, exits or
+ * aborts, and none relies on errno.  rmawin_strerror() turns an error into
+ * text.
+ *
+ * Functions marked "not implemented yet" check their handles (-EINVAL for a
+ * NULL one) and otherwise return -EOPNOTSUPP in this version.
+ */
+#ifndef RMAWIN_H
+#define RMAWIN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define RMAWIN_VERSION_MAJOR	0
+#define RMAWIN_VERSION_MINOR	1
+
+struct rmawin_ep;			/* an endpoint: one open /dev/rmawin joined to a group */
+struct rmawin_win;			/* a window */
+
+/* Flags for rmawin_ep_attr.flags */
+#define RMAWIN_EP_NO_RING	0x1U	/* never use the mmap'd ring: every call is an ioctl */
+
+/**
+ * struct rmawin_ep_attr - how to open an endpoint
+ * @rank: this process's rank, 0 .. @nranks-1
+ * @nranks: number of processes in the group, at least 1
+ * @addrs: @nranks listen addresses "ip:port" (IPv6 as "[addr]:port"), indexed
+ *	by rank; may be NULL only when @nranks is 1.  The strings are copied.
+ * @ibdev: RDMA device name, or NULL: the environment's RMAWIN_IBDEV, else the
+ *	device that routes to @addrs[@rank]
+ * @timeout_ms: group setup timeout, 0 = library default
+ * @flags: RMAWIN_EP_* flags; unknown bits are -EINVAL
+ */
+struct rmawin_ep_attr {
+	int rank;
+	int nranks;
+	const char *const *addrs;
+	const char *ibdev;
+	unsigned int timeout_ms;
+	unsigned int flags;
+};
+
+/* ------------------------------------------------------------------------
+ * Module and devices
+ */
+
+/**
+ * struct rmawin_info - what the running kernel module reports
+ * @abi_version: RMAWIN_ABI_VERSION of the module
+ * @features: RMAWIN_FEAT_* bits of the module (uapi/linux/rmawin.h)
+ * @ndevs: number of RDMA device ports the module knows
+ */
+struct rmawin_info {
+	unsigned int abi_version;
+	uint64_t features;
+	int ndevs;
+};
+
+/**
+ * struct rmawin_device - one port of one RDMA device
+ * @name: device name, e.g. "rxe0", NUL-terminated
+ * @netdev: network interface under the port, "" if none, NUL-terminated
+ * @node_guid: node GUID, host byte order
+ * @port: port number, from 1
+ * @state: port state, enum rmawin_port_state values (4 = active)
+ * @active_mtu: active MTU in bytes
+ * @link_layer: 1 = InfiniBand, 2 = Ethernet (RoCE), 0 = unknown
+ * @max_qp_wr: largest number of work requests on one queue pair
+ * @max_sge: largest scatter/gather list of one work request
+ * @max_fast_reg_page_list_len: pages one fast-registration MR can map
+ * @atomic_cap: 0 no atomics, 1 atomic within the device, 2 globally atomic
+ */
+struct rmawin_device {
+	char name[64];
+	char netdev[16];
+	uint64_t node_guid;
+	int port;
+	int state;
+	unsigned int active_mtu;
+	unsigned int link_layer;
+	unsigned int max_qp_wr;
+	unsigned int max_sge;
+	unsigned int max_fast_reg_page_list_len;
+	unsigned int atomic_cap;
+};
+
+/**
+ * rmawin_query() - ask the kernel module about itself and its RDMA devices
+ * @info: filled with ABI version, features and device count; may be NULL
+ * @devs: array of @max_devs entries to fill, or NULL when @max_devs is 0
+ * @max_devs: number of entries at @devs
+ *
+ * Opens the device node (/dev/rmawin, or the path in the environment
+ * variable RMAWIN_DEV), queries it and closes it again; needs no endpoint.
+ *
+ * Return: the number of device ports the module knows, which may exceed
+ * @max_devs (the first min(return, @max_devs) entries of @devs are filled);
+ * -ENOENT if the node does not exist (module not loaded), -EINVAL for bad
+ * arguments, other -errno from open() or the ioctl.
+ */
+int rmawin_query(struct rmawin_info *info, struct rmawin_device *devs, int max_devs);
+
+/* ------------------------------------------------------------------------
+ * Endpoints and groups
+ */
+
+/**
+ * rmawin_ep_open() - open an endpoint and join the group (collective)
+ * @attr: rank, group size, addresses, device, timeout and flags
+ * @ep: on success, the new endpoint
+ *
+ * Opens /dev/rmawin (or $RMAWIN_DEV), binds the endpoint to the RDMA device
+ * (@attr->ibdev, else $RMAWIN_IBDEV) and connects it to every other rank.
+ *
+ * Not implemented yet: picking the device that routes to @addrs[@rank] when
+ * no device is named, and joining a group of more than one rank; both return
+ * -EOPNOTSUPP.  A group of one (@nranks == 1) works.
+ *
+ * Return: 0; -EINVAL for bad arguments or an unparseable address;
+ * -ENOENT if /dev/rmawin does not exist (module not loaded); -ENAMETOOLONG
+ * for a device name over 63 characters; -ENODEV if no such device;
+ * -ENETDOWN if none of its ports is active; -EOPNOTSUPP as above.
+ */
+int rmawin_ep_open(const struct rmawin_ep_attr *attr, struct rmawin_ep **ep);
+
+/**
+ * rmawin_ep_open_env() - rmawin_ep_open() configured from the environment
+ * @ep: on success, the new endpoint
+ *
+ * Rank and group size come from the first of these pairs that is set:
+ * RMAWIN_RANK/RMAWIN_NRANKS, PMI_RANK/PMI_SIZE,
+ * OMPI_COMM_WORLD_RANK/OMPI_COMM_WORLD_SIZE, SLURM_PROCID/SLURM_NTASKS; if
+ * none is, the process is a group of one (rank 0 of 1), as an MPI singleton.
+ * RMAWIN_ADDRS holds the comma-separated addresses, one per rank;
+ * RMAWIN_IBDEV names the device; RMAWIN_NO_RING=1 sets RMAWIN_EP_NO_RING.
+ *
+ * Return: as rmawin_ep_open(); -EINVAL also for a malformed variable, a pair
+ * with only one half set, or an address count other than the group size.
+ */
+int rmawin_ep_open_env(struct rmawin_ep **ep);
+
+/**
+ * rmawin_ep_close() - release an endpoint and everything it owns
+ * @ep: the endpoint; invalid after the call
+ *
+ * Windows still open on @ep are released by the kernel with it.
+ *
+ * Return: 0, or -EINVAL for NULL.
+ */
+int rmawin_ep_close(struct rmawin_ep *ep);
+
+/**
+ * rmawin_rank() - this process's rank in the endpoint's group
+ * @ep: the endpoint
+ *
+ * Return: the rank, or -EINVAL for NULL.
+ */
+int rmawin_rank(const struct rmawin_ep *ep);
+
+/**
+ * rmawin_nranks() - number of processes in the endpoint's group
+ * @ep: the endpoint
+ *
+ * Return: the group size, or -EINVAL for NULL.
+ */
+int rmawin_nranks(const struct rmawin_ep *ep);
+
+/**
+ * rmawin_barrier() - wait until every rank of the group has called it
+ * @ep: the endpoint
+ *
+ * Return: 0, or -EINVAL for NULL.  For a group of more than one rank: not
+ * implemented yet, returns -EOPNOTSUPP.
+ */
+int rmawin_barrier(struct rmawin_ep *ep);
+
+/**
+ * rmawin_strerror() - describe an error returned by librmawin
+ * @err: the error, as returned (negative) or as an errno (positive)
+ *
+ * Thread-safe.  The text is specific to what the error means for this
+ * library where that differs from the C library's wording.
+ *
+ * Return: a message; never NULL.  It may live in a per-thread buffer that the
+ * thread's next rmawin_strerror() call overwrites.
+ */
+const char *rmawin_strerror(int err);
+
+/* ------------------------------------------------------------------------
+ * Windows (collective)
+ */
+
+/**
+ * rmawin_win_create() - expose existing memory to the group (collective)
+ * @ep: the endpoint
+ * @base: start of the memory
+ * @size: its length in bytes
+ * @disp_unit: unit of target displacements into this window, in bytes
+ * @flags: none defined yet, must be 0
+ * @win: on success, the new window
+ *
+ * Not implemented yet: returns -EOPNOTSUPP (-EINVAL for a NULL @ep or @win).
+ */
+int rmawin_win_create(struct rmawin_ep *ep, void *base, size_t size, unsigned int disp_unit,
+		      unsigned int flags, struct rmawin_win **win);
+
+/**
+ * rmawin_win_allocate() - expose kernel-allocated memory (collective)
+ * @ep: the endpoint
+ * @size: length in bytes
+ * @disp_unit: unit of target displacements into this window, in bytes
+ * @flags: none defined yet, must be 0
+ * @base: on success, where the memory is mapped in this process
+ * @win: on success, the new window
+ *
+ * Not implemented yet: returns -EOPNOTSUPP (-EINVAL for a NULL @ep, @base or
+ * @win).
+ */
+int rmawin_win_allocate(struct rmawin_ep *ep, size_t size, unsigned int disp_unit,
+			unsigned int flags, void **base, struct rmawin_win **win);
+
+/**
+ * rmawin_win_free() - release a window (collective)
+ * @win: the window; invalid after the call
+ *
+ * Not implemented yet: returns -EOPNOTSUPP (-EINVAL for NULL).
+ */
+int rmawin_win_free(struct rmawin_win *win);
+
+/* ------------------------------------------------------------------------
+ * Communication: nonblocking, complete at the next synchronization.
+ * target_disp is in units of the target window's disp_unit, as in MPI.
+ */
+
+/**
+ * rmawin_put() - write @len bytes from @origin into @target's window
+ * @win: the window
+ * @origin: local source buffer
+ * @len: bytes to write
+ * @target: rank of the target
+ * @target_disp: where in the target window, in disp_units
+ *
+ * Not implemented yet: returns -EOPNOTSUPP (-EINVAL for a NULL @win).
+ */
+int rmawin_put(struct rmawin_win *win, const void *origin, size_t len, int target,
+	       size_t target_disp);
+
+/**
+ * rmawin_get() - read @len bytes from @target's window into @origin
+ * @win: the window
+ * @origin: local destination buffer
+ * @len: bytes to read
+ * @target: rank of the target
+ * @target_disp: where in the target window, in disp_units
+ *
+ * Not implemented yet: returns -EOPNOTSUPP (-EINVAL for a NULL @win).
+ */
+int rmawin_get(struct rmawin_win *win, void *origin, size_t len, int target,
+	       size_t target_disp);
+
+enum rmawin_op { RMAWIN_SUM, RMAWIN_PROD, RMAWIN_MIN, RMAWIN_MAX, RMAWIN_BAND, RMAWIN_BOR,
+		 RMAWIN_BXOR, RMAWIN_LAND, RMAWIN_LOR, RMAWIN_LXOR, RMAWIN_REPLACE, RMAWIN_NO_OP };
+enum rmawin_type { RMAWIN_INT8, RMAWIN_UINT8, RMAWIN_INT16, RMAWIN_UINT16, RMAWIN_INT32,
+		   RMAWIN_UINT32, RMAWIN_INT64, RMAWIN_UINT64, RMAWIN_FLOAT, RMAWIN_DOUBLE };
+
+/**
+ * rmawin_accumulate() - combine @count elements into @target's window
+ * @win: the window
+ * @origin: local operand, @count elements of @type
+ * @count: number of elements
+ * @type: element type
+ * @target: rank of the target
+ * @target_disp: where in the target window, in disp_units
+ * @op: target = target @op origin, atomically per element
+ *
+ * Not implemented yet: returns -EOPNOTSUPP (-EINVAL for a NULL @win).
+ */
+int rmawin_accumulate(struct rmawin_win *win, const void *origin, size_t count,
+		      enum rmawin_type type, int target, size_t target_disp, enum rmawin_op op);
+
+/**
+ * rmawin_get_accumulate() - accumulate, returning the previous target data
+ * @win: the window
+ * @origin: local operand, @count elements of @type (unused for RMAWIN_NO_OP)
+ * @result: receives the target's data from before the operation
+ * @count: number of elements
+ * @type: element type
+ * @target: rank of the target
+ * @target_disp: where in the target window, in disp_units
+ * @op: the operation
+ *
+ * Not implemented yet: returns -EOPNOTSUPP (-EINVAL for a NULL @win).
+ */
+int rmawin_get_accumulate(struct rmawin_win *win, const void *origin, void *result,
+			  size_t count, enum rmawin_type type, int target, size_t target_disp,
+			  enum rmawin_op op);
+
+/**
+ * rmawin_fetch_and_op() - get_accumulate of a single element
+ * @win: the window
+ * @origin: local operand, one element of @type
+ * @result: receives the target's previous value
+ * @type: element type
+ * @target: rank of the target
+ * @target_disp: where in the target window, in disp_units
+ * @op: the operation
+ *
+ * Not implemented yet: returns -EOPNOTSUPP (-EINVAL for a NULL @win).
+ */
+int rmawin_fetch_and_op(struct rmawin_win *win, const void *origin, void *result,
+			enum rmawin_type type, int target, size_t target_disp, enum rmawin_op op);
+
+/**
+ * rmawin_compare_and_swap() - atomically replace one element if it equals @compare
+ * @win: the window
+ * @origin: the new value, one element of @type
+ * @compare: the value expected at the target
+ * @result: receives the target's previous value
+ * @type: element type (an integer type)
+ * @target: rank of the target
+ * @target_disp: where in the target window, in disp_units
+ *
+ * Not implemented yet: returns -EOPNOTSUPP (-EINVAL for a NULL @win).
+ */
+int rmawin_compare_and_swap(struct rmawin_win *win, const void *origin, const void *compare,
+			    void *result, enum rmawin_type type, int target, size_t target_disp);
+
+/* ------------------------------------------------------------------------
+ * Active target synchronization
+ */
+
+/* Assertions for rmawin_fence(), with the meaning of MPI's MPI_MODE_* */
+#define RMAWIN_MODE_NOCHECK	0x01U	/* (post/start) matching calls already made */
+#define RMAWIN_MODE_NOSTORE	0x02U	/* no local stores to the window since the last sync */
+#define RMAWIN_MODE_NOPUT	0x04U	/* no puts/accumulates to this window until the next sync */
+#define RMAWIN_MODE_NOPRECEDE	0x08U	/* this fence completes no operations of this process */
+#define RMAWIN_MODE_NOSUCCEED	0x10U	/* no operations of this process follow this fence */
+
+/**
+ * rmawin_fence() - close the current access/exposure epoch (collective)
+ * @win: the window
+ * @assert_flags: RMAWIN_MODE_* assertions, or 0
+ *
+ * Not implemented yet: returns -EOPNOTSUPP (-EINVAL for a NULL @win).
+ */
+int rmawin_fence(struct rmawin_win *win, unsigned int assert_flags);
+
+/**
+ * rmawin_post() - start an exposure epoch for the ranks in @origins
+ * @win: the window
+ * @origins: ranks that may access this window
+ * @n: number of ranks in @origins
+ *
+ * Not implemented yet: returns -EOPNOTSUPP (-EINVAL for a NULL @win).
+ */
+int rmawin_post(struct rmawin_win *win, const int *origins, int n);
+
+/**
+ * rmawin_start() - start an access epoch to the ranks in @targets
+ * @win: the window
+ * @targets: ranks this process will access
+ * @n: number of ranks in @targets
+ *
+ * Not implemented yet: returns -EOPNOTSUPP (-EINVAL for a NULL @win).
+ */
+int rmawin_start(struct rmawin_win *win, const int *targets, int n);
+
+/**
+ * rmawin_complete() - end the access epoch begun by rmawin_start()
+ * @win: the window
+ *
+ * Not implemented yet: returns -EOPNOTSUPP (-EINVAL for a NULL @win).
+ */
+int rmawin_complete(struct rmawin_win *win);
+
+/**
+ * rmawin_wait() - end the exposure epoch begun by rmawin_post()
+ * @win: the window
+ *
+ * Not implemented yet: returns -EOPNOTSUPP (-EINVAL for a NULL @win).
+ */
+int rmawin_wait(struct rmawin_win *win);
+
+/**
+ * rmawin_test() - nonblocking rmawin_wait()
+ * @win: the window
+ *
+ * Return: 1 if the exposure epoch is over, 0 if not yet.  Not implemented
+ * yet: returns -EOPNOTSUPP (-EINVAL for a NULL @win).
+ */
+int rmawin_test(struct rmawin_win *win);
+
+/* ------------------------------------------------------------------------
+ * Passive target synchronization
+ */
+
+enum rmawin_lock_type { RMAWIN_LOCK_SHARED, RMAWIN_LOCK_EXCLUSIVE };
+
+/**
+ * rmawin_lock() - begin a passive-target access epoch to @target
+ * @win: the window
+ * @type: shared or exclusive
+ * @target: rank of the target
+ *
+ * Not implemented yet: returns -EOPNOTSUPP (-EINVAL for a NULL @win).
+ */
+int rmawin_lock(struct rmawin_win *win, enum rmawin_lock_type type, int target);
+
+/**
+ * rmawin_unlock() - complete all operations to @target and end its epoch
+ * @win: the window
+ * @target: rank of the target
+ *
+ * Not implemented yet: returns -EOPNOTSUPP (-EINVAL for a NULL @win).
+ */
+int rmawin_unlock(struct rmawin_win *win, int target);
+
+/**
+ * rmawin_lock_all() - shared lock on every rank's window
+ * @win: the window
+ *
+ * Not implemented yet: returns -EOPNOTSUPP (-EINVAL for a NULL @win).
+ */
+int rmawin_lock_all(struct rmawin_win *win);
+
+/**
+ * rmawin_unlock_all() - end the epoch begun by rmawin_lock_all()
+ * @win: the window
+ *
+ * Not implemented yet: returns -EOPNOTSUPP (-EINVAL for a NULL @win).
+ */
+int rmawin_unlock_all(struct rmawin_win *win);
+
+/**
+ * rmawin_flush() - complete all operations to @target, at origin and target
+ * @win: the window
+ * @target: rank of the target
+ *
+ * Not implemented yet: returns -EOPNOTSUPP (-EINVAL for a NULL @win).
+ */
+int rmawin_flush(struct rmawin_win *win, int target);
+
+/**
+ * rmawin_flush_all() - rmawin_flush() to every target
+ * @win: the window
+ *
+ * Not implemented yet: returns -EOPNOTSUPP (-EINVAL for a NULL @win).
+ */
+int rmawin_flush_all(struct rmawin_win *win);
+
+/**
+ * rmawin_flush_local() - complete operations to @target at the origin only
+ * @win: the window
+ * @target: rank of the target
+ *
+ * Origin buffers may be reused afterwards.
+ *
+ * Not implemented yet: returns -EOPNOTSUPP (-EINVAL for a NULL @win).
+ */
+int rmawin_flush_local(struct rmawin_win *win, int target);
+
+/**
+ * rmawin_flush_local_all() - rmawin_flush_local() to every target
+ * @win: the window
+ *
+ * Not implemented yet: returns -EOPNOTSUPP (-EINVAL for a NULL @win).
+ */
+int rmawin_flush_local_all(struct rmawin_win *win);
+
+/**
+ * rmawin_sync() - synchronize the public and private copies of the window
+ * @win: the window
+ *
+ * Not implemented yet: returns -EOPNOTSUPP (-EINVAL for a NULL @win).
+ */
+int rmawin_sync(struct rmawin_win *win);
+
+/* ------------------------------------------------------------------------
+ * Notified put: the target learns that the data has landed.
+ */
+
+/**
+ * struct rmawin_notification - one notified put, as the target sees it
+ * @source: rank that issued the put
+ * @tag: the tag it gave
+ * @target_disp: where the data landed, in disp_units of the window
+ * @len: how many bytes
+ */
+struct rmawin_notification { int source; uint32_t tag; size_t target_disp; size_t len; };
+
+/**
+ * rmawin_put_notify() - rmawin_put() that also notifies @target
+ * @win: the window
+ * @origin: local source buffer
+ * @len: bytes to write
+ * @target: rank of the target
+ * @target_disp: where in the target window, in disp_units
+ * @tag: value passed to the target with the notification
+ *
+ * Not implemented yet: returns -EOPNOTSUPP (-EINVAL for a NULL @win).
+ */
+int rmawin_put_notify(struct rmawin_win *win, const void *origin, size_t len, int target,
+		      size_t target_disp, uint32_t tag);
+
+/**
+ * rmawin_notify_wait() - wait for the next notification on this window
+ * @win: the window
+ * @n: receives the notification
+ * @timeout_ms: how long to wait; 0 polls, negative waits forever
+ *
+ * Not implemented yet: returns -EOPNOTSUPP (-EINVAL for a NULL @win or @n).
+ */
+int rmawin_notify_wait(struct rmawin_win *win, struct rmawin_notification *n, int timeout_ms);
+
+/**
+ * rmawin_ep_fd() - the endpoint's file descriptor, for poll()/epoll
+ * @ep: the endpoint
+ *
+ * The descriptor becomes readable when a notification arrives (once
+ * notified put is implemented).  It belongs to @ep: do not close it.
+ *
+ * Return: the descriptor, or -EINVAL for NULL.
+ */
+int rmawin_ep_fd(const struct rmawin_ep *ep);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* RMAWIN_H */

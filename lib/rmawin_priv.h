@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later OR MIT */
+/*
+ * librmawin private declarations: object layouts and helpers shared by the
+ * library's files.  Helpers are named rmawin__*; librmawin.map keeps them
+ * out of the shared library's exported symbols.
+ */
+#ifndef RMAWIN_PRIV_H
+#define RMAWIN_PRIV_H
+
+#include <stdint.h>
+#include <sys/socket.h>
+#include <linux/rmawin.h>
+
+#include "rmawin.h"
+
+#define RMAWIN_DEFAULT_DEV	"/dev/rmawin"
+
+#define RMAWIN_EP_KNOWN_FLAGS	(RMAWIN_EP_NO_RING)
+
+/**
+ * struct rmawin_ep - an endpoint: one open /dev/rmawin
+ * @fd: the open device; the kernel endpoint lives as long as it is open
+ * @rank: this process's rank
+ * @nranks: group size
+ * @flags: RMAWIN_EP_* flags it was opened with
+ * @timeout_ms: group setup timeout, 0 = library default
+ * @ibdev: name of the RDMA device it is bound to
+ * @addrs: @nranks parsed listen addresses indexed by rank, or NULL when none
+ *	were given (a group of one)
+ */
+struct rmawin_ep {
+	int fd;
+	int rank;
+	int nranks;
+	unsigned int flags;
+	unsigned int timeout_ms;
+	char ibdev[RMAWIN_DEVNAME_MAX];
+	struct sockaddr_storage *addrs;
+};
+
+/**
+ * struct rmawin_win - a window
+ * @ep: the endpoint it was created on
+ * @base: start of the local memory
+ * @size: its length in bytes
+ * @disp_unit: unit of target displacements, in bytes
+ * @flags: flags it was created with
+ * @id: the kernel's handle for it
+ * @allocated: the kernel allocated @base (rmawin_win_allocate), so freeing
+ *	the window also unmaps it
+ */
+struct rmawin_win {
+	struct rmawin_ep *ep;
+	void *base;
+	size_t size;
+	unsigned int disp_unit;
+	unsigned int flags;
+	uint32_t id;
+	int allocated;
+};
+
+/* syscall.c */
+int rmawin__open_dev(void);
+int rmawin__ioctl(int fd, unsigned long request, void *arg, uint32_t size);
+
+/*
+ * Every ioctl struct starts with __u32 size; pass the struct, not a size,
+ * so the size can never disagree with the struct.
+ */
+#define rmawin__ioctl_struct(fd, request, s) \
+	rmawin__ioctl((fd), (request), (s), sizeof(*(s)))
+
+/* env.c */
+int rmawin__parse_int(const char *s, int *val);
+int rmawin__parse_addr(const char *s, struct sockaddr_storage *ss);
+int rmawin__split_list(const char *list, char ***items);
+
+#endif /* RMAWIN_PRIV_H */

@@ -1,0 +1,26 @@
+#!/bin/bash
+# Run the rmawin selftests (inside the test VM) and print their TAP output.
+# Exit status: 0 if every test binary passed, 1 otherwise.
+#   run_tests.sh [TEST...]     default: all, in the order of the Makefile
+set -uo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+cd "$here"
+tests=("$@")
+if ((${#tests[@]} == 0)); then
+	tests=($(sed -n 's/^TESTS := //p' Makefile))
+fi
+
+mount | grep -q ' /sys/kernel/debug ' || mount -t debugfs none /sys/kernel/debug
+
+rc=0
+for t in "${tests[@]}"; do
+	echo "# selftests: rmawin: $t"
+	if [[ ! -x ./$t ]]; then
+		echo "not ok 1 $t # not built"
+		rc=1
+		continue
+	fi
+	./"$t" || rc=1
+done
+exit $rc

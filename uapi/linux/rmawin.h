@@ -1,0 +1,157 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * rmawin: MPI-style one-sided communication (remote memory access) over
+ * RDMA, mediated by the kernel.  This header is the whole ABI between the
+ * rmawin module and userspace.
+ *
+ * Conventions (Documentation/process/botching-up-ioctls.rst):
+ *  - every ioctl takes one struct that starts with __u32 size and __u32
+ *    flags; userspace sets size to sizeof() of the struct it was built
+ *    with.  A smaller size than the first ABI revision is -EINVAL; a larger
+ *    one is accepted when the extra tail is zero and refused with -E2BIG
+ *    otherwise (copy_struct_from_user());
+ *  - only fixed-width types, pointers passed as __u64, structs padded to a
+ *    multiple of 8 bytes;
+ *  - unknown flags and non-zero reserved fields are -EINVAL;
+ *  - RMAWIN_IOC_QUERY reports the ABI version and feature bits.
+ */
+#ifndef _UAPI_LINUX_RMAWIN_H
+#define _UAPI_LINUX_RMAWIN_H
+
+#include <linux/types.h>
+#include <linux/ioctl.h>
+
+#define RMAWIN_ABI_VERSION	1
+
+/* Not InfiniBand's 0x1b; 0xD7 is free in ioctl-number.rst. */
+#define RMAWIN_IOC_TYPE		0xD7
+
+/**
+ * enum rmawin_ioc_nr - ioctl numbers; the dispatch table is indexed by them
+ * @RMAWIN_CMD_QUERY: struct rmawin_query
+ * @RMAWIN_CMD_EP_BIND: struct rmawin_ep_bind
+ * @RMAWIN_CMD_LAST: first unused number
+ */
+enum rmawin_ioc_nr {
+	RMAWIN_CMD_QUERY = 0x80,
+	RMAWIN_CMD_EP_BIND,
+	RMAWIN_CMD_LAST,
+};
+
+/* Largest RDMA device name, as IB_DEVICE_NAME_MAX in the kernel. */
+#define RMAWIN_DEVNAME_MAX	64
+/* Largest network interface name, as IFNAMSIZ. */
+#define RMAWIN_IFNAME_MAX	16
+
+/*
+ * Feature bits reported in &rmawin_query.features.  A bit is set when the
+ * running module implements the capability; later revisions add bits,
+ * never change them.
+ */
+/* RMAWIN_IOC_EP_BIND binds an endpoint to an RDMA device */
+#define RMAWIN_FEAT_EP_BIND	(1ULL << 0)
+
+/**
+ * enum rmawin_port_state - state of an RDMA port, as the kernel's ib_port_state
+ * @RMAWIN_PORT_NOP: no state change
+ * @RMAWIN_PORT_DOWN: link down
+ * @RMAWIN_PORT_INIT: link up, not yet configured
+ * @RMAWIN_PORT_ARMED: configured, not yet active
+ * @RMAWIN_PORT_ACTIVE: ready for traffic
+ * @RMAWIN_PORT_ACTIVE_DEFER: active, transitioning
+ */
+enum rmawin_port_state {
+	RMAWIN_PORT_NOP,
+	RMAWIN_PORT_DOWN,
+	RMAWIN_PORT_INIT,
+	RMAWIN_PORT_ARMED,
+	RMAWIN_PORT_ACTIVE,
+	RMAWIN_PORT_ACTIVE_DEFER,
+};
+
+/**
+ * struct rmawin_dev_info - one port of one RDMA device, as QUERY reports it
+ * @name: device name (e.g. "rxe0"), NUL-terminated
+ * @netdev: network interface under the port ("" if none), NUL-terminated
+ * @node_guid: the device's node GUID, in host byte order
+ * @port: port number, from 1
+ * @state: port state, enum rmawin_port_state
+ * @active_mtu: active MTU in bytes (256..4096)
+ * @link_layer: 1 = InfiniBand, 2 = Ethernet (RoCE), 0 = unknown
+ * @max_qp_wr: largest number of work requests on one queue pair
+ * @max_sge: largest scatter/gather list of one work request
+ * @max_fast_reg_page_list_len: pages one fast-registration MR can map
+ * @atomic_cap: 0 none, 1 atomics atomic within the device, 2 globally
+ * @reserved: zero
+ *
+ * Userspace gives QUERY the size of the entry it knows in
+ * &rmawin_query.dev_entry_size; the kernel writes that many bytes per
+ * entry, zero-filling what it does not know.
+ */
+struct rmawin_dev_info {
+	char name[RMAWIN_DEVNAME_MAX];
+	char netdev[RMAWIN_IFNAME_MAX];
+	__u64 node_guid;
+	__u32 port;
+	__u32 state;
+	__u32 active_mtu;
+	__u32 link_layer;
+	__u32 max_qp_wr;
+	__u32 max_sge;
+	__u32 max_fast_reg_page_list_len;
+	__u32 atomic_cap;
+	__u64 reserved[4];
+};
+
+/**
+ * struct rmawin_query - RMAWIN_IOC_QUERY: ABI version, features, devices
+ * @size: sizeof(struct rmawin_query) as userspace knows it
+ * @flags: must be 0
+ * @abi_version: out: RMAWIN_ABI_VERSION of the running module
+ * @ndevs: out: number of device ports the module knows right now
+ * @features: out: RMAWIN_FEAT_* bits
+ * @devs_ptr: in: user pointer to an array of @devs_len entries of
+ *	@dev_entry_size bytes, or 0 to learn only @ndevs
+ * @devs_len: in: number of entries at @devs_ptr; the kernel fills
+ *	min(@devs_len, @ndevs, 1024) of them
+ * @dev_entry_size: in: size of one entry, at least
+ *	offsetofend(struct rmawin_dev_info, atomic_cap); 0 if @devs_ptr is 0
+ */
+struct rmawin_query {
+	__u32 size;
+	__u32 flags;
+	__u32 abi_version;
+	__u32 ndevs;
+	__u64 features;
+	__u64 devs_ptr;
+	__u32 devs_len;
+	__u32 dev_entry_size;
+};
+
+#define RMAWIN_IOC_QUERY	_IO(RMAWIN_IOC_TYPE, RMAWIN_CMD_QUERY)
+
+/**
+ * struct rmawin_ep_bind - RMAWIN_IOC_EP_BIND: attach the endpoint to a device
+ * @size: sizeof(struct rmawin_ep_bind) as userspace knows it
+ * @flags: must be 0
+ * @ibdev: name of the RDMA device, NUL-terminated
+ * @port: port number to use, from 1; 0 picks the first active port
+ * @reserved: zero
+ *
+ * Allocates the endpoint's protection domain on the device.  An endpoint
+ * binds once (-EBUSY after); a name no device has is -ENODEV; a device
+ * whose ports are all down is -ENETDOWN.  When the device goes away (e.g.
+ * ``rdma link del``) everything the endpoint holds on it is released and
+ * later calls fail with -ENODEV.
+ */
+struct rmawin_ep_bind {
+	__u32 size;
+	__u32 flags;
+	char ibdev[RMAWIN_DEVNAME_MAX];
+	__u32 port;
+	__u32 reserved;
+};
+
+#define RMAWIN_IOC_EP_BIND	_IO(RMAWIN_IOC_TYPE, RMAWIN_CMD_EP_BIND)
+
+#endif /* _UAPI_LINUX_RMAWIN_H */
