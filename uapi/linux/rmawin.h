@@ -20,6 +20,7 @@
 
 #include <linux/types.h>
 #include <linux/ioctl.h>
+#include <linux/const.h>
 
 #define RMAWIN_ABI_VERSION	1
 
@@ -49,7 +50,7 @@ enum rmawin_ioc_nr {
  * never change them.
  */
 /* RMAWIN_IOC_EP_BIND binds an endpoint to an RDMA device */
-#define RMAWIN_FEAT_EP_BIND	(1ULL << 0)
+#define RMAWIN_FEAT_EP_BIND	_BITULL(0)
 
 /**
  * enum rmawin_port_state - state of an RDMA port, as the kernel's ib_port_state

@@ -1,0 +1,50 @@
+#!/bin/bash
+# Two guests joined by the QEMU socket link (tools/vm --nodes 2): both see
+# their soft-RoCE device through /dev/rmawin, and RDMA traffic crosses the
+# wire (perftest's ib_write_lat, node 1 the client of node 0).  TAP output.
+set -uo pipefail
+
+node=${RMAWIN_VM_NODE:?run me with tools/vm --nodes 2}
+IFS=, read -r -a addrs <<<"${RMAWIN_VM_ADDRS:?}"
+ibdev=${RMAWIN_VM_IBDEV:-rxe0}
+n=0 failed=0
+
+check() {
+	local desc=$1
+	shift
+	n=$((n + 1))
+	if "$@"; then
+		echo "ok $n $desc"
+	else
+		echo "not ok $n $desc"
+		failed=1
+	fi
+}
+
+echo "TAP version 13"
+echo "1..3"
+check "wire: two guests" test "${#addrs[@]}" -eq 2
+check "wire: $ibdev active on node $node" \
+	sh -c "rdma link show $ibdev/1 | grep -q 'state ACTIVE'"
+if [[ $node == 0 ]]; then
+	serve() {
+		timeout 120 ib_write_lat -d "$ibdev" -n 200 -F >/tmp/lat.log 2>&1 ||
+			{ cat /tmp/lat.log; return 1; }
+	}
+	check "wire: ib_write_lat server" serve
+else
+	# the server needs a moment to listen; retry the connect
+	lat() {
+		local i
+		for i in 1 2 3 4 5 6 7 8 9 10; do
+			timeout 120 ib_write_lat -d "$ibdev" -n 200 -F "${addrs[0]}" \
+				>/tmp/lat.log 2>&1 && return 0
+			sleep 1
+		done
+		cat /tmp/lat.log
+		return 1
+	}
+	check "wire: ib_write_lat client to ${addrs[0]}" lat
+	grep -E '^ +[0-9]+ +[0-9]+' /tmp/lat.log | sed 's/^/# /'
+fi
+exit $failed
