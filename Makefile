@@ -10,9 +10,9 @@ KVER ?= $(shell $(TOP)/tools/kver)
 KDIR ?= /lib/modules/$(KVER)/build
 LINUX_SRC := $(TOP)/build/linux-source-6.1
 
-.PHONY: all deps module lib selftests tools lint check demo clean install
+.PHONY: all deps module lib selftests tools examples lint check demo clean install
 
-all: module lib selftests
+all: module lib selftests tools examples
 
 deps:
 	@$(TOP)/tools/deps
@@ -26,6 +26,12 @@ lib: deps
 
 selftests: deps lib
 	$(MAKE) -C selftests/rmawin LINUX_SRC=$(LINUX_SRC)
+
+tools: deps
+	$(MAKE) -C tools
+
+examples: deps lib
+	$(MAKE) -C examples
 
 # checkpatch --strict, sparse (C=2 checks every file) and W=1, all silent.
 lint: deps
@@ -45,4 +51,6 @@ clean:
 	-$(MAKE) -C $(KDIR) M=$(TOP) clean
 	-$(MAKE) -C lib clean
 	-$(MAKE) -C selftests/rmawin clean
+	-$(MAKE) -C tools clean
+	-$(MAKE) -C examples clean
 	rm -rf build/check build/vm

@@ -30,6 +30,8 @@ struct rmawin_ioctl_op {
 union rmawin_ioctl_buf {
 	struct rmawin_query query;
 	struct rmawin_ep_bind ep_bind;
+	struct rmawin_group_join group_join;
+	struct rmawin_barrier barrier;
 };
 
 /* The first command number; the table is indexed from it. */
@@ -45,6 +47,16 @@ static const struct rmawin_ioctl_op rmawin_ioctl_ops[] = {
 		.handler = rmawin_ioctl_ep_bind,
 		.size = sizeof(struct rmawin_ep_bind),
 		.min_size = offsetofend(struct rmawin_ep_bind, reserved),
+	},
+	[RMAWIN_CMD_GROUP_JOIN - RMAWIN_CMD_FIRST] = {
+		.handler = rmawin_ioctl_group_join,
+		.size = sizeof(struct rmawin_group_join),
+		.min_size = offsetofend(struct rmawin_group_join, reserved),
+	},
+	[RMAWIN_CMD_BARRIER - RMAWIN_CMD_FIRST] = {
+		.handler = rmawin_ioctl_barrier,
+		.size = sizeof(struct rmawin_barrier),
+		.min_size = offsetofend(struct rmawin_barrier, flags),
 	},
 };
 

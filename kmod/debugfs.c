@@ -15,6 +15,8 @@ static int rmawin_stats_show(struct seq_file *m, void *unused)
 	seq_printf(m, "endpoints %d\n", atomic_read(&rmawin_stats.endpoints));
 	seq_printf(m, "devices %d\n", atomic_read(&rmawin_stats.devices));
 	seq_printf(m, "pds %d\n", atomic_read(&rmawin_stats.pds));
+	seq_printf(m, "groups %d\n", atomic_read(&rmawin_stats.groups));
+	seq_printf(m, "qps %d\n", atomic_read(&rmawin_stats.qps));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(rmawin_stats);

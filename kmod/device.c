@@ -57,6 +57,29 @@ struct rmawin_dev *rmawin_dev_get_by_name(const char *name)
 	return found;
 }
 
+/**
+ * rmawin_dev_get_by_ibdev() - our device for an ib_device
+ * @ibdev: the ib_device
+ *
+ * Return: the device with a reference held, or NULL if it is not (or no
+ * longer) in our list.
+ */
+struct rmawin_dev *rmawin_dev_get_by_ibdev(struct ib_device *ibdev)
+{
+	struct rmawin_dev *rdev, *found = NULL;
+
+	mutex_lock(&rmawin_devices_lock);
+	list_for_each_entry(rdev, &rmawin_devices, node) {
+		if (rdev->ibdev == ibdev) {
+			kref_get(&rdev->ref);
+			found = rdev;
+			break;
+		}
+	}
+	mutex_unlock(&rmawin_devices_lock);
+	return found;
+}
+
 static int rmawin_ib_add(struct ib_device *ibdev)
 {
 	struct rmawin_dev *rdev;
@@ -92,6 +115,9 @@ static void rmawin_ib_remove(struct ib_device *ibdev, void *client_data)
 
 	mutex_lock(&rdev->ep_lock);
 	rdev->dead = true;
+	/* wake whatever waits with an endpoint's lock held, so we can take it */
+	list_for_each_entry(ep, &rdev->eps, dev_node)
+		wake_up_all(&ep->wq);
 	while (!list_empty(&rdev->eps)) {
 		ep = list_first_entry(&rdev->eps, struct rmawin_ep, dev_node);
 		kref_get(&ep->ref);
@@ -228,7 +254,7 @@ int rmawin_ioctl_query(struct rmawin_ep *ep, void *arg)
 
 	n = rmawin_devices_snapshot(infos, want);
 	q->abi_version = RMAWIN_ABI_VERSION;
-	q->features = RMAWIN_FEAT_EP_BIND;
+	q->features = RMAWIN_FEAT_EP_BIND | RMAWIN_FEAT_GROUP;
 	q->ndevs = n;
 	ret = rmawin_copy_dev_infos(q, infos, min(n, want));
 	kfree(infos);

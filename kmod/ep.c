@@ -21,6 +21,7 @@ struct rmawin_ep *rmawin_ep_alloc(void)
 	kref_init(&ep->ref);
 	mutex_init(&ep->lock);
 	INIT_LIST_HEAD(&ep->dev_node);
+	init_waitqueue_head(&ep->wq);
 	ep->id = atomic_inc_return(&rmawin_ep_ids);
 	atomic_inc(&rmawin_stats.endpoints);
 	return ep;
@@ -41,11 +42,15 @@ void rmawin_ep_put(struct rmawin_ep *ep)
 }
 
 /* Release everything the endpoint holds on its device; teardown mirrors bind. */
-static void rmawin_ep_unbind_locked(struct rmawin_ep *ep)
+void rmawin_ep_unbind_locked(struct rmawin_ep *ep)
 {
 	struct rmawin_dev *rdev = ep->dev;
 
 	lockdep_assert_held(&ep->lock);
+	if (ep->group) {
+		rmawin_group_destroy(ep->group);
+		ep->group = NULL;
+	}
 	if (!rdev)
 		return;
 
@@ -93,6 +98,23 @@ void rmawin_ep_release(struct rmawin_ep *ep)
 }
 
 /* Port 0 means the first active port; a port given must exist and be up. */
+/**
+ * rmawin_ep_check_group() - may the endpoint use its group?
+ * @ep: the endpoint, locked
+ *
+ * Return: 0, -ENODEV if its device was removed, -ENOTCONN if it has not
+ * joined a group.
+ */
+int rmawin_ep_check_group(struct rmawin_ep *ep)
+{
+	lockdep_assert_held(&ep->lock);
+	if (ep->detached)
+		return -ENODEV;
+	if (!ep->group)
+		return -ENOTCONN;
+	return 0;
+}
+
 static int rmawin_pick_port(struct ib_device *ibdev, u32 want, u32 *port)
 {
 	struct ib_port_attr attr;
@@ -117,8 +139,17 @@ static int rmawin_pick_port(struct ib_device *ibdev, u32 want, u32 *port)
 	return -ENETDOWN;
 }
 
-static int rmawin_ep_bind_locked(struct rmawin_ep *ep, struct rmawin_dev *rdev,
-				 u32 want_port)
+/**
+ * rmawin_ep_bind_locked() - bind the endpoint to a device
+ * @ep: the endpoint, locked and not bound
+ * @rdev: the device; the endpoint keeps the caller's reference on success
+ * @want_port: port number, or 0 for the first active one
+ *
+ * Return: 0, -EINVAL or -ENETDOWN for the port, -ENODEV if the device is
+ * going away, or the error of ib_alloc_pd().
+ */
+int rmawin_ep_bind_locked(struct rmawin_ep *ep, struct rmawin_dev *rdev,
+			  u32 want_port)
 {
 	struct ib_pd *pd;
 	u32 port;

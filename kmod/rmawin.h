@@ -15,8 +15,14 @@
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/atomic.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+#include <linux/socket.h>
 #include <rdma/ib_verbs.h>
+#include <rdma/rdma_cm.h>
 #include <linux/rmawin.h>
+
+struct rmawin_group;
 
 /**
  * struct rmawin_dev - an RDMA device rmawin's ib_client was given
@@ -46,6 +52,9 @@ struct rmawin_dev {
  * @pd: protection domain on @dev
  * @port: port of @dev the endpoint uses
  * @detached: the bound device was removed; calls needing it get -ENODEV
+ * @group: the group joined, or NULL
+ * @wq: woken on every event a blocked ioctl may wait for (connections,
+ *	messages, completions, failures, device removal)
  */
 struct rmawin_ep {
 	struct kref ref;
@@ -56,6 +65,128 @@ struct rmawin_ep {
 	struct ib_pd *pd;
 	u32 port;
 	bool detached;
+	struct rmawin_group *group;
+	wait_queue_head_t wq;
+};
+
+/* Control messages: small SEND/RECV messages between the kernels of a group. */
+#define RMAWIN_CTRL_DEPTH	32	/* receive (and send) buffers per peer */
+#define RMAWIN_CTRL_SIZE	512	/* bytes per control message */
+#define RMAWIN_SQ_DEPTH		256	/* send work requests per queue pair */
+/* ceil(log2(RMAWIN_MAX_RANKS)): rounds of the dissemination barrier */
+#define RMAWIN_BARRIER_ROUNDS	12
+
+enum rmawin_msg_type {
+	RMAWIN_MSG_BARRIER = 1,
+	RMAWIN_MSG_LAST,
+};
+
+/**
+ * struct rmawin_msg_hdr - header of every control message
+ * @type: enum rmawin_msg_type
+ * @flags: zero for now
+ * @len: payload bytes after the header
+ * @arg: type-specific (the round, for BARRIER)
+ */
+struct rmawin_msg_hdr {
+	u8 type;
+	u8 flags;
+	u16 len;
+	u32 arg;
+};
+
+enum rmawin_peer_state {
+	RMAWIN_PEER_IDLE,	/* not connected, nothing allocated */
+	RMAWIN_PEER_CONNECTING,	/* cm_id (and maybe qp) exist */
+	RMAWIN_PEER_CLEANUP,	/* a failed attempt is being torn down */
+	RMAWIN_PEER_CONNECTED,
+	RMAWIN_PEER_FAILED,	/* gone for good: @error says why */
+};
+
+/**
+ * struct rmawin_ctrl_buf - one control-message buffer and its completion
+ * @cqe: completion entry of the work request that uses the buffer
+ * @peer: owner
+ * @slot: index in the peer's ring
+ */
+struct rmawin_ctrl_buf {
+	struct ib_cqe cqe;
+	struct rmawin_peer *peer;
+	u32 slot;
+};
+
+/**
+ * struct rmawin_peer - this endpoint's view of one other rank
+ * @grp: the group
+ * @rank: the peer's rank
+ * @state: enum rmawin_peer_state, under @grp->lock
+ * @error: why the peer failed (negative errno)
+ * @cm_id: the connection's rdma_cm id (ours for lower ranks, the accepted
+ *	one for higher ranks)
+ * @qp: the RC queue pair to the peer
+ * @work: retries a failed connection attempt (active side) or cleans it
+ *	up (passive side)
+ * @rx: receive buffers, posted on @qp while it exists
+ * @tx: send buffers; @tx_busy marks those in flight
+ * @tx_busy: bitmap of @tx under @grp->lock
+ * @rx_mem: RMAWIN_CTRL_DEPTH receive buffers, DMA-mapped at @rx_dma
+ * @tx_mem: RMAWIN_CTRL_DEPTH send buffers, DMA-mapped at @tx_dma
+ * @rx_dma: DMA address of @rx_mem
+ * @tx_dma: DMA address of @tx_mem
+ */
+struct rmawin_peer {
+	struct rmawin_group *grp;
+	u32 rank;
+	int state;
+	int error;
+	struct rdma_cm_id *cm_id;
+	struct ib_qp *qp;
+	struct delayed_work work;
+	struct rmawin_ctrl_buf rx[RMAWIN_CTRL_DEPTH];
+	struct rmawin_ctrl_buf tx[RMAWIN_CTRL_DEPTH];
+	unsigned long tx_busy;
+	void *rx_mem;
+	void *tx_mem;
+	u64 rx_dma;
+	u64 tx_dma;
+};
+
+/**
+ * struct rmawin_group - the group an endpoint joined
+ * @ep: the endpoint
+ * @ibdev: the endpoint's device
+ * @rank: our rank
+ * @nranks: group size
+ * @key: the group's key, carried in every connection request
+ * @addrs: every rank's listen address
+ * @listen_id: accepts connections from higher ranks
+ * @cq: one completion queue for every queue pair of the group
+ * @peers: one per rank; ours is unused
+ * @lock: peer states and send-buffer bitmaps; taken in CM and CQ context
+ * @nconnected: peers connected
+ * @error: first fatal error of the group (a peer left, the device went)
+ * @deadline: jiffies by which the join must be complete
+ * @dying: the group is being torn down: refuse and ignore everything
+ * @barrier_seq: barriers this rank entered
+ * @barrier_rcvd: barrier messages received per round, ever
+ */
+struct rmawin_group {
+	struct rmawin_ep *ep;
+	struct ib_device *ibdev;
+	u32 rank;
+	u32 nranks;
+	u64 key;
+	struct sockaddr_storage *addrs;
+	struct rdma_cm_id *listen_id;
+	struct ib_cq *cq;
+	struct rmawin_peer *peers;
+	spinlock_t lock;		/* peer states, tx bitmaps */
+	atomic_t nconnected;
+	int error;
+	unsigned long deadline;
+	bool dying;
+	u32 barrier_seq;
+	atomic_t barrier_rcvd[RMAWIN_BARRIER_ROUNDS];
 };
 
 /**
@@ -63,11 +194,15 @@ struct rmawin_ep {
  * @endpoints: endpoints alive
  * @devices: RDMA devices known
  * @pds: protection domains allocated
+ * @groups: groups joined
+ * @qps: queue pairs
  */
 struct rmawin_stats {
 	atomic_t endpoints;
 	atomic_t devices;
 	atomic_t pds;
+	atomic_t groups;
+	atomic_t qps;
 };
 
 extern struct rmawin_stats rmawin_stats;
@@ -79,6 +214,7 @@ extern struct rmawin_stats rmawin_stats;
 int rmawin_devices_init(void);
 void rmawin_devices_exit(void);
 struct rmawin_dev *rmawin_dev_get_by_name(const char *name);
+struct rmawin_dev *rmawin_dev_get_by_ibdev(struct ib_device *ibdev);
 void rmawin_dev_put(struct rmawin_dev *rdev);
 int rmawin_ioctl_query(struct rmawin_ep *ep, void *arg);
 
@@ -88,6 +224,27 @@ void rmawin_ep_release(struct rmawin_ep *ep);
 void rmawin_ep_put(struct rmawin_ep *ep);
 void rmawin_ep_detach(struct rmawin_ep *ep, struct rmawin_dev *rdev);
 int rmawin_ioctl_ep_bind(struct rmawin_ep *ep, void *arg);
+int rmawin_ep_bind_locked(struct rmawin_ep *ep, struct rmawin_dev *rdev,
+			  u32 want_port);
+int rmawin_ep_check_group(struct rmawin_ep *ep);
+void rmawin_ep_unbind_locked(struct rmawin_ep *ep);
+
+/* group.c */
+int rmawin_ioctl_group_join(struct rmawin_ep *ep, void *arg);
+void rmawin_group_destroy(struct rmawin_group *grp);
+void rmawin_peer_fail(struct rmawin_peer *peer, int err);
+
+/* msg.c */
+int rmawin_ctrl_alloc(struct rmawin_peer *peer);
+void rmawin_ctrl_free(struct rmawin_peer *peer);
+int rmawin_ctrl_post_recvs(struct rmawin_peer *peer);
+int rmawin_msg_send(struct rmawin_peer *peer, u8 type, u32 arg,
+		    const void *payload, u16 len);
+
+/* sync.c */
+int rmawin_ioctl_barrier(struct rmawin_ep *ep, void *arg);
+int rmawin_group_barrier(struct rmawin_group *grp);
+void rmawin_barrier_recv(struct rmawin_group *grp, u32 round);
 
 /* chardev.c */
 int rmawin_chardev_init(void);

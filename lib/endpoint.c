@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <netinet/in.h>
 
 #include "rmawin_priv.h"
 
@@ -37,19 +38,19 @@ static int rmawin_ep_parse_addrs(struct rmawin_ep *ep, const char *const *addrs)
 	return 0;
 }
 
+/* The device named by the caller or RMAWIN_IBDEV: 1 if there is one. */
 static int rmawin_ep_resolve_ibdev(const struct rmawin_ep_attr *attr, char *name)
 {
 	const char *ibdev = attr->ibdev ? attr->ibdev : rmawin_getenv("RMAWIN_IBDEV");
 	size_t len;
 
-	/* TODO: pick the device whose netdev routes to addrs[rank]. */
 	if (!ibdev)
-		return -EOPNOTSUPP;
+		return 0;
 	len = strlen(ibdev);
 	if (len >= RMAWIN_DEVNAME_MAX)
 		return -ENAMETOOLONG;
 	memcpy(name, ibdev, len + 1);
-	return 0;
+	return 1;
 }
 
 static int rmawin_ep_bind(struct rmawin_ep *ep)
@@ -60,6 +61,59 @@ static int rmawin_ep_bind(struct rmawin_ep *ep)
 	memcpy(bind.ibdev, ep->ibdev, sizeof(bind.ibdev));
 	bind.port = 0;		/* the first active port */
 	return rmawin__ioctl_struct(ep->fd, RMAWIN_IOC_EP_BIND, &bind);
+}
+
+/* FNV-1a, folded over the group's shape: members of one job agree on it. */
+static uint64_t rmawin_group_key(const struct rmawin_addr *addrs, int n)
+{
+	const unsigned char *p = (const unsigned char *)addrs;
+	uint64_t h = 0xcbf29ce484222325ull;
+	size_t i;
+
+	for (i = 0; i < (size_t)n * sizeof(*addrs); i++)
+		h = (h ^ p[i]) * 0x100000001b3ull;
+	return h ^ (uint64_t)n;
+}
+
+static void rmawin_to_uaddr(const struct sockaddr_storage *ss, struct rmawin_addr *a)
+{
+	memset(a, 0, sizeof(*a));
+	if (ss->ss_family == AF_INET) {
+		const struct sockaddr_in *sin = (const struct sockaddr_in *)ss;
+
+		a->family = AF_INET;
+		a->port = ntohs(sin->sin_port);
+		memcpy(a->addr, &sin->sin_addr, 4);
+	} else {
+		const struct sockaddr_in6 *sin6 = (const struct sockaddr_in6 *)ss;
+
+		a->family = AF_INET6;
+		a->port = ntohs(sin6->sin6_port);
+		a->scope_id = sin6->sin6_scope_id;
+		memcpy(a->addr, &sin6->sin6_addr, 16);
+	}
+}
+
+static int rmawin_ep_join(struct rmawin_ep *ep)
+{
+	struct rmawin_group_join join;
+	struct rmawin_addr *ua;
+	int i, ret;
+
+	ua = calloc(ep->nranks, sizeof(*ua));
+	if (!ua)
+		return -ENOMEM;
+	for (i = 0; i < ep->nranks; i++)
+		rmawin_to_uaddr(&ep->addrs[i], &ua[i]);
+	memset(&join, 0, sizeof(join));
+	join.rank = ep->rank;
+	join.nranks = ep->nranks;
+	join.addrs_ptr = (uintptr_t)ua;
+	join.key = rmawin_group_key(ua, ep->nranks);
+	join.timeout_ms = ep->timeout_ms;
+	ret = rmawin__ioctl_struct(ep->fd, RMAWIN_IOC_GROUP_JOIN, &join);
+	free(ua);
+	return ret;
 }
 
 int rmawin_ep_open(const struct rmawin_ep_attr *attr, struct rmawin_ep **epp)
@@ -98,17 +152,24 @@ int rmawin_ep_open(const struct rmawin_ep_attr *attr, struct rmawin_ep **epp)
 		goto err_free_addrs;
 	ep->fd = ret;
 
+	/* A named device first; otherwise the join binds to the one that owns addrs[rank]. */
 	ret = rmawin_ep_resolve_ibdev(attr, ep->ibdev);
-	if (ret)
+	if (ret < 0)
 		goto err_close_fd;
-	ret = rmawin_ep_bind(ep);
-	if (ret)
+	if (ret) {
+		ret = rmawin_ep_bind(ep);
+		if (ret)
+			goto err_close_fd;
+	} else if (!ep->addrs) {
+		/* a singleton without an address has nothing to bind by */
+		ret = -EINVAL;
 		goto err_close_fd;
-
-	/* A group of one needs no connections; TODO: the group join ioctl. */
-	if (ep->nranks > 1) {
-		ret = -EOPNOTSUPP;
-		goto err_close_fd;
+	}
+	/* A group of one needs no connections, but listens if it has an address. */
+	if (ep->addrs) {
+		ret = rmawin_ep_join(ep);
+		if (ret)
+			goto err_close_fd;
 	}
 
 	*epp = ep;
@@ -230,9 +291,12 @@ int rmawin_ep_fd(const struct rmawin_ep *ep)
 
 int rmawin_barrier(struct rmawin_ep *ep)
 {
+	struct rmawin_barrier b;
+
 	if (!ep)
 		return -EINVAL;
 	if (ep->nranks == 1)
 		return 0;
-	return -EOPNOTSUPP;	/* TODO: needs the group */
+	memset(&b, 0, sizeof(b));
+	return rmawin__ioctl_struct(ep->fd, RMAWIN_IOC_BARRIER, &b);
 }

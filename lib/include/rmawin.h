@@ -120,16 +120,21 @@ int rmawin_query(struct rmawin_info *info, struct rmawin_device *devs, int max_d
  * @ep: on success, the new endpoint
  *
  * Opens /dev/rmawin (or $RMAWIN_DEV), binds the endpoint to the RDMA device
- * (@attr->ibdev, else $RMAWIN_IBDEV) and connects it to every other rank.
+ * (@attr->ibdev, else $RMAWIN_IBDEV, else the device that owns
+ * @addrs[@rank]) and connects it to every other rank: the kernel listens on
+ * @addrs[@rank] and connects one RC queue pair to each peer.  Every rank
+ * must call it with the same @nranks and @addrs; it returns when every
+ * peer is connected, or fails after @timeout_ms (default 30 s).  A group
+ * of one needs no address if it names its device.
  *
- * Not implemented yet: picking the device that routes to @addrs[@rank] when
- * no device is named, and joining a group of more than one rank; both return
- * -EOPNOTSUPP.  A group of one (@nranks == 1) works.
- *
- * Return: 0; -EINVAL for bad arguments or an unparseable address;
- * -ENOENT if /dev/rmawin does not exist (module not loaded); -ENAMETOOLONG
- * for a device name over 63 characters; -ENODEV if no such device;
- * -ENETDOWN if none of its ports is active; -EOPNOTSUPP as above.
+ * Return: 0; -EINVAL for bad arguments or an unparseable address, or a
+ * singleton with neither address nor device; -ENOENT if /dev/rmawin does
+ * not exist (module not loaded); -ENAMETOOLONG for a device name over 63
+ * characters; -ENODEV if no such device; -ENETDOWN if none of its ports is
+ * active; -EADDRNOTAVAIL if no RDMA device owns @addrs[@rank] (or not the
+ * named one); -EADDRINUSE if the address is taken; -ETIMEDOUT if not every
+ * peer connected in time; -ECONNREFUSED if a peer refused (another group
+ * on the same addresses).
  */
 int rmawin_ep_open(const struct rmawin_ep_attr *attr, struct rmawin_ep **ep);
 
@@ -179,8 +184,11 @@ int rmawin_nranks(const struct rmawin_ep *ep);
  * rmawin_barrier() - wait until every rank of the group has called it
  * @ep: the endpoint
  *
- * Return: 0, or -EINVAL for NULL.  For a group of more than one rank: not
- * implemented yet, returns -EOPNOTSUPP.
+ * A dissemination barrier in the kernel: ceil(log2(nranks)) rounds of one
+ * message.
+ *
+ * Return: 0; -EINVAL for NULL; -ECONNRESET if a peer left the group;
+ * -ENODEV if the device went away.
  */
 int rmawin_barrier(struct rmawin_ep *ep);
 

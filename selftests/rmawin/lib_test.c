@@ -80,10 +80,17 @@ TEST(ep_open_errors)
 	attr.flags = 0x80000000u;
 	EXPECT_EQ(-EINVAL, rmawin_ep_open(&attr, &ep));
 	attr.flags = 0;
-	/* more than one rank needs the group join: not in this version */
+	/* rank 0 of 2 alone: nobody ever connects */
 	attr.nranks = 2;
 	attr.addrs = addrs;
-	EXPECT_EQ(-EOPNOTSUPP, rmawin_ep_open(&attr, &ep));
+	attr.timeout_ms = 500;
+	EXPECT_EQ(-ETIMEDOUT, rmawin_ep_open(&attr, &ep));
+	/* a singleton with neither device nor address has nothing to bind by */
+	attr.nranks = 1;
+	attr.addrs = NULL;
+	attr.ibdev = NULL;
+	unsetenv("RMAWIN_IBDEV");
+	EXPECT_EQ(-EINVAL, rmawin_ep_open(&attr, &ep));
 	EXPECT_EQ(0, rmawin_stat("endpoints"));
 	EXPECT_EQ(0, rmawin_stat("pds"));
 	EXPECT_EQ(-EINVAL, rmawin_ep_close(NULL));

@@ -31,11 +31,15 @@
  * enum rmawin_ioc_nr - ioctl numbers; the dispatch table is indexed by them
  * @RMAWIN_CMD_QUERY: struct rmawin_query
  * @RMAWIN_CMD_EP_BIND: struct rmawin_ep_bind
+ * @RMAWIN_CMD_GROUP_JOIN: struct rmawin_group_join
+ * @RMAWIN_CMD_BARRIER: struct rmawin_barrier
  * @RMAWIN_CMD_LAST: first unused number
  */
 enum rmawin_ioc_nr {
 	RMAWIN_CMD_QUERY = 0x80,
 	RMAWIN_CMD_EP_BIND,
+	RMAWIN_CMD_GROUP_JOIN,
+	RMAWIN_CMD_BARRIER,
 	RMAWIN_CMD_LAST,
 };
 
@@ -51,6 +55,8 @@ enum rmawin_ioc_nr {
  */
 /* RMAWIN_IOC_EP_BIND binds an endpoint to an RDMA device */
 #define RMAWIN_FEAT_EP_BIND	_BITULL(0)
+/* RMAWIN_IOC_GROUP_JOIN and RMAWIN_IOC_BARRIER */
+#define RMAWIN_FEAT_GROUP	_BITULL(1)
 
 /**
  * enum rmawin_port_state - state of an RDMA port, as the kernel's ib_port_state
@@ -154,5 +160,79 @@ struct rmawin_ep_bind {
 };
 
 #define RMAWIN_IOC_EP_BIND	_IO(RMAWIN_IOC_TYPE, RMAWIN_CMD_EP_BIND)
+
+/* Largest group the module accepts. */
+#define RMAWIN_MAX_RANKS	4096
+
+/**
+ * struct rmawin_addr - a rank's listen address
+ * @family: AF_INET or AF_INET6
+ * @port: TCP-style port number in host byte order, 1..65535
+ * @scope_id: IPv6 scope (interface index), 0 otherwise
+ * @addr: the address in network byte order; IPv4 uses the first 4 bytes
+ *	and the other 12 must be zero
+ */
+struct rmawin_addr {
+	__u16 family;
+	__u16 port;
+	__u32 scope_id;
+	__u8 addr[16];
+};
+
+/**
+ * struct rmawin_group_join - RMAWIN_IOC_GROUP_JOIN: join a group of ranks
+ * @size: sizeof(struct rmawin_group_join) as userspace knows it
+ * @flags: must be 0
+ * @rank: this endpoint's rank, below @nranks
+ * @nranks: number of ranks, 1..RMAWIN_MAX_RANKS
+ * @addrs_ptr: user pointer to @nranks struct rmawin_addr, one per rank
+ * @key: a value every member passes the same (e.g. a hash of the job);
+ *	connections carrying another key are refused, so two groups that
+ *	reuse addresses never join each other
+ * @timeout_ms: how long to wait for every peer, 0 for the default (30 s)
+ * @reserved: zero
+ *
+ * Collective: every rank calls it with the same @nranks, @addrs and @key.
+ * The endpoint listens on its own address with rdma_cm, connects one RC
+ * queue pair to each lower rank and accepts one from each higher rank, and
+ * returns when it is connected to every peer.  If the endpoint is not
+ * bound yet it binds to the RDMA device that owns its address.
+ *
+ * Return: 0; -EINVAL for a bad rank, size, address or flag; -EFAULT for a
+ * bad @addrs_ptr; -EBUSY if already joined; -EADDRINUSE if the address is
+ * taken; -EADDRNOTAVAIL if no RDMA device owns it; -ETIMEDOUT if not every
+ * peer connected in time; -ECONNREFUSED if a peer refused us (another key
+ * or group shape); -ENODEV if the device went away.  On failure the
+ * endpoint is left as before the call and may join again.
+ */
+struct rmawin_group_join {
+	__u32 size;
+	__u32 flags;
+	__u32 rank;
+	__u32 nranks;
+	__u64 addrs_ptr;
+	__u64 key;
+	__u32 timeout_ms;
+	__u32 reserved;
+};
+
+#define RMAWIN_IOC_GROUP_JOIN	_IO(RMAWIN_IOC_TYPE, RMAWIN_CMD_GROUP_JOIN)
+
+/**
+ * struct rmawin_barrier - RMAWIN_IOC_BARRIER: wait until every rank enters
+ * @size: sizeof(struct rmawin_barrier) as userspace knows it
+ * @flags: must be 0
+ *
+ * Collective.  A dissemination barrier: ceil(log2(nranks)) rounds of one
+ * message each.  Return: 0; -ENOTCONN before GROUP_JOIN; -ECONNRESET if a
+ * peer left the group; -ENODEV if the device went away; -EINTR on a
+ * signal (the group is then unusable for barriers: close it).
+ */
+struct rmawin_barrier {
+	__u32 size;
+	__u32 flags;
+};
+
+#define RMAWIN_IOC_BARRIER	_IO(RMAWIN_IOC_TYPE, RMAWIN_CMD_BARRIER)
 
 #endif /* _UAPI_LINUX_RMAWIN_H */

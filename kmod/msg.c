@@ -1,0 +1,258 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rmawin: control messages.  Small SEND/RECV messages between the kernels
+ * of a group carry what one-sided operations cannot: barrier and fence
+ * rounds, window descriptors, and later locks and notifications.
+ *
+ * Each peer has RMAWIN_CTRL_DEPTH receive buffers, reposted as soon as a
+ * message is handled, and as many send buffers, each busy from post to
+ * completion.  A receiver short of buffers makes the sender's HCA retry
+ * (rnr_retry_count 7 = forever), so nothing is ever dropped.
+ */
+#include <linux/slab.h>
+#include <linux/bitops.h>
+
+#include "rmawin.h"
+
+static struct rmawin_ctrl_buf *rmawin_cqe_to_buf(struct ib_cqe *cqe)
+{
+	return container_of(cqe, struct rmawin_ctrl_buf, cqe);
+}
+
+static void *rmawin_rx_addr(struct rmawin_peer *peer, u32 slot)
+{
+	return peer->rx_mem + slot * RMAWIN_CTRL_SIZE;
+}
+
+static int rmawin_post_recv(struct rmawin_peer *peer, u32 slot)
+{
+	struct ib_sge sge = {
+		.addr = peer->rx_dma + slot * RMAWIN_CTRL_SIZE,
+		.length = RMAWIN_CTRL_SIZE,
+		.lkey = peer->grp->ep->pd->local_dma_lkey,
+	};
+	struct ib_recv_wr wr = {
+		.wr_cqe = &peer->rx[slot].cqe,
+		.sg_list = &sge,
+		.num_sge = 1,
+	};
+
+	ib_dma_sync_single_for_device(peer->grp->ibdev, sge.addr, sge.length,
+				      DMA_FROM_DEVICE);
+	return ib_post_recv(peer->qp, &wr, NULL);
+}
+
+static void rmawin_dispatch(struct rmawin_peer *peer,
+			    const struct rmawin_msg_hdr *hdr, u32 len)
+{
+	struct rmawin_group *grp = peer->grp;
+
+	if (len < sizeof(*hdr) || hdr->len > len - sizeof(*hdr)) {
+		rmawin_peer_fail(peer, -EPROTO);
+		return;
+	}
+	switch (hdr->type) {
+	case RMAWIN_MSG_BARRIER:
+		rmawin_barrier_recv(grp, hdr->arg);
+		break;
+	default:
+		rmawin_peer_fail(peer, -EPROTO);
+		break;
+	}
+}
+
+static void rmawin_recv_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct rmawin_ctrl_buf *buf = rmawin_cqe_to_buf(wc->wr_cqe);
+	struct rmawin_peer *peer = buf->peer;
+	u64 dma = peer->rx_dma + buf->slot * RMAWIN_CTRL_SIZE;
+
+	if (wc->status != IB_WC_SUCCESS) {
+		/* flushes come from tearing the QP down: not a failure */
+		if (wc->status != IB_WC_WR_FLUSH_ERR)
+			rmawin_peer_fail(peer, -ECONNRESET);
+		return;
+	}
+	ib_dma_sync_single_for_cpu(peer->grp->ibdev, dma, RMAWIN_CTRL_SIZE,
+				   DMA_FROM_DEVICE);
+	rmawin_dispatch(peer, rmawin_rx_addr(peer, buf->slot), wc->byte_len);
+	if (rmawin_post_recv(peer, buf->slot))
+		rmawin_peer_fail(peer, -ECONNRESET);
+}
+
+static void rmawin_send_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct rmawin_ctrl_buf *buf = rmawin_cqe_to_buf(wc->wr_cqe);
+	struct rmawin_peer *peer = buf->peer;
+	struct rmawin_group *grp = peer->grp;
+	unsigned long flags;
+
+	if (wc->status != IB_WC_SUCCESS && wc->status != IB_WC_WR_FLUSH_ERR)
+		rmawin_peer_fail(peer, -ECONNRESET);
+	spin_lock_irqsave(&grp->lock, flags);
+	__clear_bit(buf->slot, &peer->tx_busy);
+	spin_unlock_irqrestore(&grp->lock, flags);
+	wake_up_all(&grp->ep->wq);
+}
+
+/**
+ * rmawin_ctrl_alloc() - allocate and map a peer's control buffers
+ * @peer: the peer
+ *
+ * Context: process context.
+ * Return: 0 or -ENOMEM.
+ */
+int rmawin_ctrl_alloc(struct rmawin_peer *peer)
+{
+	struct ib_device *ibdev = peer->grp->ibdev;
+	size_t bytes = RMAWIN_CTRL_DEPTH * RMAWIN_CTRL_SIZE;
+	u32 i;
+
+	BUILD_BUG_ON(RMAWIN_CTRL_DEPTH > BITS_PER_LONG);
+	peer->rx_mem = kzalloc(bytes, GFP_KERNEL);
+	peer->tx_mem = kzalloc(bytes, GFP_KERNEL);
+	if (!peer->rx_mem || !peer->tx_mem)
+		goto err_free;
+	peer->rx_dma = ib_dma_map_single(ibdev, peer->rx_mem, bytes, DMA_FROM_DEVICE);
+	if (ib_dma_mapping_error(ibdev, peer->rx_dma))
+		goto err_free;
+	peer->tx_dma = ib_dma_map_single(ibdev, peer->tx_mem, bytes, DMA_TO_DEVICE);
+	if (ib_dma_mapping_error(ibdev, peer->tx_dma))
+		goto err_unmap_rx;
+	for (i = 0; i < RMAWIN_CTRL_DEPTH; i++) {
+		peer->rx[i].cqe.done = rmawin_recv_done;
+		peer->rx[i].peer = peer;
+		peer->rx[i].slot = i;
+		peer->tx[i].cqe.done = rmawin_send_done;
+		peer->tx[i].peer = peer;
+		peer->tx[i].slot = i;
+	}
+	return 0;
+
+err_unmap_rx:
+	ib_dma_unmap_single(ibdev, peer->rx_dma, bytes, DMA_FROM_DEVICE);
+err_free:
+	kfree(peer->tx_mem);
+	kfree(peer->rx_mem);
+	peer->tx_mem = NULL;
+	peer->rx_mem = NULL;
+	return -ENOMEM;
+}
+
+/**
+ * rmawin_ctrl_free() - unmap and free a peer's control buffers
+ * @peer: the peer, whose QP is already destroyed
+ */
+void rmawin_ctrl_free(struct rmawin_peer *peer)
+{
+	struct ib_device *ibdev = peer->grp->ibdev;
+	size_t bytes = RMAWIN_CTRL_DEPTH * RMAWIN_CTRL_SIZE;
+
+	if (!peer->rx_mem)
+		return;
+	ib_dma_unmap_single(ibdev, peer->tx_dma, bytes, DMA_TO_DEVICE);
+	ib_dma_unmap_single(ibdev, peer->rx_dma, bytes, DMA_FROM_DEVICE);
+	kfree(peer->tx_mem);
+	kfree(peer->rx_mem);
+	peer->tx_mem = NULL;
+	peer->rx_mem = NULL;
+}
+
+/**
+ * rmawin_ctrl_post_recvs() - post every receive buffer on a new QP
+ * @peer: the peer
+ *
+ * Return: 0 or the error of ib_post_recv().
+ */
+int rmawin_ctrl_post_recvs(struct rmawin_peer *peer)
+{
+	u32 i;
+	int ret;
+
+	for (i = 0; i < RMAWIN_CTRL_DEPTH; i++) {
+		ret = rmawin_post_recv(peer, i);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/*
+ * Take a free send buffer (true, @slot set) or learn that the peer failed
+ * (true, @err set); false means wait for a send completion.
+ */
+static bool rmawin_tx_try(struct rmawin_peer *peer, int *slot, int *err)
+{
+	struct rmawin_group *grp = peer->grp;
+	unsigned long flags;
+	bool done = true;
+
+	spin_lock_irqsave(&grp->lock, flags);
+	if (peer->state != RMAWIN_PEER_CONNECTED) {
+		*err = peer->state == RMAWIN_PEER_FAILED ? peer->error : -ENOTCONN;
+	} else if (peer->tx_busy == ~0UL >> (BITS_PER_LONG - RMAWIN_CTRL_DEPTH)) {
+		done = false;
+	} else {
+		*slot = ffz(peer->tx_busy);
+		__set_bit(*slot, &peer->tx_busy);
+	}
+	spin_unlock_irqrestore(&grp->lock, flags);
+	return done;
+}
+
+/**
+ * rmawin_msg_send() - send one control message to a peer
+ * @peer: destination
+ * @type: enum rmawin_msg_type
+ * @arg: the header's type-specific argument
+ * @payload: bytes after the header, or NULL
+ * @len: bytes at @payload, at most RMAWIN_CTRL_SIZE minus the header
+ *
+ * Context: process context; may sleep until a send buffer is free.
+ * Return: 0, the peer's error if it failed, or -EINTR on a fatal signal.
+ */
+int rmawin_msg_send(struct rmawin_peer *peer, u8 type, u32 arg,
+		    const void *payload, u16 len)
+{
+	struct rmawin_group *grp = peer->grp;
+	struct rmawin_msg_hdr *hdr;
+	struct ib_sge sge;
+	struct ib_send_wr wr = {};
+	int slot = -1, err = 0, ret;
+
+	if (WARN_ON_ONCE(len > RMAWIN_CTRL_SIZE - sizeof(*hdr)))
+		return -EINVAL;
+	if (wait_event_killable(grp->ep->wq, rmawin_tx_try(peer, &slot, &err)))
+		return -EINTR;
+	if (err)
+		return err;
+
+	hdr = peer->tx_mem + slot * RMAWIN_CTRL_SIZE;
+	hdr->type = type;
+	hdr->flags = 0;
+	hdr->len = len;
+	hdr->arg = arg;
+	if (len)
+		memcpy(hdr + 1, payload, len);
+
+	sge.addr = peer->tx_dma + slot * RMAWIN_CTRL_SIZE;
+	sge.length = sizeof(*hdr) + len;
+	sge.lkey = grp->ep->pd->local_dma_lkey;
+	ib_dma_sync_single_for_device(grp->ibdev, sge.addr, sge.length,
+				      DMA_TO_DEVICE);
+	wr.wr_cqe = &peer->tx[slot].cqe;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = IB_WR_SEND;
+	wr.send_flags = IB_SEND_SIGNALED;
+	ret = ib_post_send(peer->qp, &wr, NULL);
+	if (ret) {
+		unsigned long flags;
+
+		spin_lock_irqsave(&grp->lock, flags);
+		__clear_bit(slot, &peer->tx_busy);
+		spin_unlock_irqrestore(&grp->lock, flags);
+		rmawin_peer_fail(peer, -ECONNRESET);
+	}
+	return ret;
+}

@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rmawin: synchronization.  The group barrier is a dissemination barrier:
+ * in round k, rank r signals rank (r + 2^k) mod n and waits for rank
+ * (r - 2^k) mod n, so every rank has heard from every other after
+ * ceil(log2 n) rounds of one message each, and the cost grows with log n.
+ *
+ * Each rank hears from the same sender in a given round every time, so a
+ * per-round count of messages ever received says whether barrier number s
+ * has been reached in that round, however far ahead a fast peer is.
+ */
+#include <linux/log2.h>
+
+#include "rmawin.h"
+
+/**
+ * rmawin_barrier_recv() - a barrier message arrived
+ * @grp: the group
+ * @round: its round
+ *
+ * Context: completion (workqueue) context.
+ */
+void rmawin_barrier_recv(struct rmawin_group *grp, u32 round)
+{
+	if (round >= RMAWIN_BARRIER_ROUNDS)
+		return;
+	atomic_inc(&grp->barrier_rcvd[round]);
+	wake_up_all(&grp->ep->wq);
+}
+
+static bool rmawin_barrier_round_done(struct rmawin_group *grp, u32 round,
+				      u32 seq, u32 src)
+{
+	return (s32)(atomic_read(&grp->barrier_rcvd[round]) - seq) >= 0 ||
+	       READ_ONCE(grp->peers[src].state) == RMAWIN_PEER_FAILED ||
+	       READ_ONCE(grp->ep->dev->dead);
+}
+
+/**
+ * rmawin_group_barrier() - wait until every rank of the group enters
+ * @grp: the group
+ *
+ * Context: process context, endpoint lock held; sleeps.
+ * Return: 0, -ECONNRESET (or the peer's error) if a peer failed, -ENODEV
+ * if the device went away, -EINTR on a fatal signal.
+ */
+int rmawin_group_barrier(struct rmawin_group *grp)
+{
+	u32 n = grp->nranks, rounds, k, dst, src, seq;
+	int ret;
+
+	if (n == 1)
+		return 0;
+	rounds = order_base_2(n);
+	seq = ++grp->barrier_seq;
+	for (k = 0; k < rounds; k++) {
+		dst = (grp->rank + (1U << k)) % n;
+		src = (grp->rank + n - (1U << k) % n) % n;
+		ret = rmawin_msg_send(&grp->peers[dst], RMAWIN_MSG_BARRIER, k,
+				      NULL, 0);
+		if (ret)
+			return ret;
+		if (wait_event_killable(grp->ep->wq,
+					rmawin_barrier_round_done(grp, k, seq, src)))
+			return -EINTR;
+		/* a peer may leave right after its last message: that is fine */
+		if ((s32)(atomic_read(&grp->barrier_rcvd[k]) - seq) >= 0)
+			continue;
+		if (READ_ONCE(grp->ep->dev->dead))
+			return -ENODEV;
+		return grp->peers[src].error ?: -ECONNRESET;
+	}
+	return 0;
+}
+
+/**
+ * rmawin_ioctl_barrier() - RMAWIN_IOC_BARRIER
+ * @ep: the endpoint
+ * @arg: struct rmawin_barrier, already copied in
+ *
+ * Return: 0, -EINVAL for flags, -ENOTCONN before GROUP_JOIN, -ENODEV, or
+ * an error of rmawin_group_barrier().
+ */
+int rmawin_ioctl_barrier(struct rmawin_ep *ep, void *arg)
+{
+	struct rmawin_barrier *b = arg;
+	int ret;
+
+	if (b->flags)
+		return -EINVAL;
+	mutex_lock(&ep->lock);
+	ret = rmawin_ep_check_group(ep);
+	if (!ret)
+		ret = rmawin_group_barrier(ep->group);
+	mutex_unlock(&ep->lock);
+	return ret;
+}

@@ -1,0 +1,329 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Groups: N processes in one guest join a group over soft-RoCE, pass
+ * barriers that really hold everyone back, and fail cleanly when a peer is
+ * missing, refuses, or dies.
+ */
+#include <signal.h>
+#include <stddef.h>
+#include <arpa/inet.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <rmawin.h>
+
+#include "rmawin_test.h"
+
+/* The guest's address on the rxe device (tools/vm sets RMAWIN_VM_ADDRS). */
+static const char *test_ip(void)
+{
+	static char ip[64];
+	const char *s = getenv("RMAWIN_VM_ADDRS");
+
+	snprintf(ip, sizeof(ip), "%s", s && *s ? s : "198.18.0.1");
+	ip[strcspn(ip, ",")] = 0;
+	return ip;
+}
+
+/* Each test uses its own ports, so no test ever meets another's listener. */
+static void make_addrs(char buf[][64], const char **addrs, int n, int port)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		snprintf(buf[i], 64, "%s:%d", test_ip(), port + i);
+		addrs[i] = buf[i];
+	}
+}
+
+static int open_rank(int rank, int n, int port, unsigned int timeout_ms,
+		     struct rmawin_ep **ep)
+{
+	static char buf[64][64];
+	static const char *addrs[64];
+	struct rmawin_ep_attr attr = {
+		.rank = rank, .nranks = n, .addrs = addrs, .timeout_ms = timeout_ms,
+	};
+
+	make_addrs(buf, addrs, n, port);
+	return rmawin_ep_open(&attr, ep);
+}
+
+/*
+ * Run fn(rank) in n child processes; returns the number that exited 0.
+ * Children report through their exit status only.
+ */
+static int run_ranks(int n, int (*fn)(int rank, int n, void *arg), void *arg)
+{
+	pid_t pids[64];
+	int i, st, ok = 0;
+
+	for (i = 0; i < n; i++) {
+		pids[i] = fork();
+		if (pids[i] == 0)
+			_exit(fn(i, n, arg) ? 1 : 0);
+	}
+	for (i = 0; i < n; i++)
+		if (waitpid(pids[i], &st, 0) == pids[i] && WIFEXITED(st) &&
+		    !WEXITSTATUS(st))
+			ok++;
+	return ok;
+}
+
+struct barrier_arg {
+	int port;
+	int rounds;
+	int *arrived;	/* shared: how many ranks entered barrier i */
+};
+
+/*
+ * Every rank counts itself in, then waits; after the barrier every rank
+ * must see the whole group counted.  Rank 0 is late each time, so a
+ * barrier that lets anyone through early is caught.
+ */
+static int barrier_rank(int rank, int n, void *p)
+{
+	struct barrier_arg *a = p;
+	struct rmawin_ep *ep;
+	int i, ret;
+
+	ret = open_rank(rank, n, a->port, 20000, &ep);
+	if (ret) {
+		fprintf(stderr, "rank %d: open: %s\n", rank, rmawin_strerror(ret));
+		return 1;
+	}
+	for (i = 0; i < a->rounds; i++) {
+		if (rank == 0)
+			usleep(20000);
+		__atomic_add_fetch(&a->arrived[i], 1, __ATOMIC_SEQ_CST);
+		ret = rmawin_barrier(ep);
+		if (ret) {
+			fprintf(stderr, "rank %d: barrier %d: %s\n", rank, i,
+				rmawin_strerror(ret));
+			return 1;
+		}
+		if (__atomic_load_n(&a->arrived[i], __ATOMIC_SEQ_CST) != n) {
+			fprintf(stderr, "rank %d left barrier %d early\n", rank, i);
+			return 1;
+		}
+	}
+	return rmawin_ep_close(ep);
+}
+
+static void barrier_case(struct __test_metadata *_metadata, int n, int port)
+{
+	struct barrier_arg a = { .port = port, .rounds = 10 };
+
+	a.arrived = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+			 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, a.arrived);
+	EXPECT_EQ(n, run_ranks(n, barrier_rank, &a));
+	EXPECT_EQ(0, rmawin_stat("groups"));
+	EXPECT_EQ(0, rmawin_stat("qps"));
+	EXPECT_EQ(0, rmawin_stat("endpoints"));
+	munmap(a.arrived, 4096);
+}
+
+/* Emulated RDMA is slow: the harness's 30 s is too little for 8 ranks. */
+FIXTURE(slow) {};
+FIXTURE_SETUP(slow) {}
+FIXTURE_TEARDOWN(slow) {}
+
+TEST(join_and_barrier_2_ranks) { barrier_case(_metadata, 2, 21000); }
+TEST(join_and_barrier_3_ranks) { barrier_case(_metadata, 3, 21100); }
+TEST(join_and_barrier_4_ranks) { barrier_case(_metadata, 4, 21200); }
+TEST_F_TIMEOUT(slow, join_and_barrier_8_ranks, 180) { barrier_case(_metadata, 8, 21300); }
+
+TEST(singleton_group)
+{
+	struct rmawin_ep *ep;
+
+	ASSERT_EQ(0, open_rank(0, 1, 21400, 0, &ep));
+	EXPECT_EQ(1, rmawin_stat("groups"));
+	EXPECT_EQ(0, rmawin_barrier(ep));
+	EXPECT_EQ(0, rmawin_ep_close(ep));
+	EXPECT_EQ(0, rmawin_stat("groups"));
+}
+
+/* Rank 1 of 2 alone: nobody listens at rank 0's address. */
+TEST(join_timeout_etimedout)
+{
+	struct rmawin_ep *ep = NULL;
+
+	EXPECT_EQ(-ETIMEDOUT, open_rank(1, 2, 21500, 1500, &ep));
+	EXPECT_EQ(0, rmawin_stat("groups"));
+	EXPECT_EQ(0, rmawin_stat("qps"));
+	EXPECT_EQ(0, rmawin_stat("endpoints"));
+	/* rank 0 alone waits for rank 1 the same way */
+	EXPECT_EQ(-ETIMEDOUT, open_rank(0, 2, 21510, 1000, &ep));
+	EXPECT_EQ(0, rmawin_stat("endpoints"));
+}
+
+static int raw_join(int fd, int rank, int n, int port, __u64 key, unsigned int tmo)
+{
+	struct rmawin_addr addrs[8];
+	struct rmawin_group_join j = { .size = sizeof(j) };
+	int i;
+
+	memset(addrs, 0, sizeof(addrs));
+	for (i = 0; i < n; i++) {
+		addrs[i].family = AF_INET;
+		addrs[i].port = port + i;
+		inet_pton(AF_INET, test_ip(), addrs[i].addr);
+	}
+	j.rank = rank;
+	j.nranks = n;
+	j.addrs_ptr = (uintptr_t)addrs;
+	j.key = key;
+	j.timeout_ms = tmo;
+	return ioctl(fd, RMAWIN_IOC_GROUP_JOIN, &j);
+}
+
+/* Two processes that disagree on the key never form a group. */
+TEST(join_wrong_key_econnrefused)
+{
+	pid_t pid;
+	int fd, st;
+
+	pid = fork();
+	if (pid == 0) {
+		fd = open(RMAWIN_DEV_PATH, O_RDWR);
+		_exit(raw_join(fd, 0, 2, 21600, 1111, 3000) == -1 &&
+		      errno == ETIMEDOUT ? 0 : 1);
+	}
+	fd = open(RMAWIN_DEV_PATH, O_RDWR);
+	ASSERT_LE(0, fd);
+	usleep(300000);
+	EXPECT_ERRNO(ECONNREFUSED, raw_join(fd, 1, 2, 21600, 2222, 3000));
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	EXPECT_EQ(0, close(fd));
+	EXPECT_EQ(0, rmawin_stat("groups"));
+}
+
+TEST(join_validation)
+{
+	struct rmawin_addr addrs[2];
+	struct rmawin_group_join j;
+	struct rmawin_barrier b = { .size = sizeof(b) };
+	int fd = open(RMAWIN_DEV_PATH, O_RDWR);
+
+	ASSERT_LE(0, fd);
+	EXPECT_ERRNO(ENOTCONN, ioctl(fd, RMAWIN_IOC_BARRIER, &b));
+	b.flags = 1;
+	EXPECT_ERRNO(EINVAL, ioctl(fd, RMAWIN_IOC_BARRIER, &b));
+
+	memset(addrs, 0, sizeof(addrs));
+	addrs[0].family = addrs[1].family = AF_INET;
+	addrs[0].port = 21700;
+	addrs[1].port = 21701;
+	inet_pton(AF_INET, test_ip(), addrs[0].addr);
+	inet_pton(AF_INET, test_ip(), addrs[1].addr);
+	memset(&j, 0, sizeof(j));
+	j.size = sizeof(j);
+	j.rank = 0;
+	j.nranks = 1;
+	j.addrs_ptr = (uintptr_t)addrs;
+
+	j.flags = 1;
+	EXPECT_ERRNO(EINVAL, ioctl(fd, RMAWIN_IOC_GROUP_JOIN, &j));
+	j.flags = 0;
+	j.reserved = 1;
+	EXPECT_ERRNO(EINVAL, ioctl(fd, RMAWIN_IOC_GROUP_JOIN, &j));
+	j.reserved = 0;
+	j.rank = 1;
+	EXPECT_ERRNO(EINVAL, ioctl(fd, RMAWIN_IOC_GROUP_JOIN, &j));
+	j.rank = 0;
+	j.nranks = 0;
+	EXPECT_ERRNO(EINVAL, ioctl(fd, RMAWIN_IOC_GROUP_JOIN, &j));
+	j.nranks = RMAWIN_MAX_RANKS + 1;
+	EXPECT_ERRNO(EINVAL, ioctl(fd, RMAWIN_IOC_GROUP_JOIN, &j));
+	j.nranks = 1;
+	j.addrs_ptr = 16;
+	EXPECT_ERRNO(EFAULT, ioctl(fd, RMAWIN_IOC_GROUP_JOIN, &j));
+	j.addrs_ptr = (uintptr_t)addrs;
+	addrs[0].family = 12345;
+	EXPECT_ERRNO(EINVAL, ioctl(fd, RMAWIN_IOC_GROUP_JOIN, &j));
+	addrs[0].family = AF_INET;
+	addrs[0].port = 0;
+	EXPECT_ERRNO(EINVAL, ioctl(fd, RMAWIN_IOC_GROUP_JOIN, &j));
+	addrs[0].port = 21700;
+	addrs[0].addr[15] = 1;	/* IPv4 with junk after the address */
+	EXPECT_ERRNO(EINVAL, ioctl(fd, RMAWIN_IOC_GROUP_JOIN, &j));
+	addrs[0].addr[15] = 0;
+	/* an address no RDMA device has */
+	inet_pton(AF_INET, "127.0.0.1", addrs[0].addr);
+	EXPECT_ERRNO(EADDRNOTAVAIL, ioctl(fd, RMAWIN_IOC_GROUP_JOIN, &j));
+	inet_pton(AF_INET, test_ip(), addrs[0].addr);
+	EXPECT_EQ(0, rmawin_stat("groups"));
+	EXPECT_EQ(0, rmawin_stat("pds"));	/* the failed joins bound nothing */
+
+	ASSERT_EQ(0, ioctl(fd, RMAWIN_IOC_GROUP_JOIN, &j));
+	EXPECT_EQ(1, rmawin_stat("pds"));
+	EXPECT_ERRNO(EBUSY, ioctl(fd, RMAWIN_IOC_GROUP_JOIN, &j));
+	b.flags = 0;
+	EXPECT_EQ(0, ioctl(fd, RMAWIN_IOC_BARRIER, &b));
+	EXPECT_EQ(0, close(fd));
+	EXPECT_EQ(0, rmawin_stat("groups"));
+	EXPECT_EQ(0, rmawin_stat("pds"));
+}
+
+/* The same address twice in one guest: the second listener can't have it. */
+TEST(join_address_in_use)
+{
+	int a = open(RMAWIN_DEV_PATH, O_RDWR), b = open(RMAWIN_DEV_PATH, O_RDWR);
+
+	ASSERT_LE(0, a);
+	ASSERT_LE(0, b);
+	ASSERT_EQ(0, raw_join(a, 0, 1, 21800, 1, 1000));
+	EXPECT_ERRNO(EADDRINUSE, raw_join(b, 0, 1, 21800, 1, 1000));
+	EXPECT_EQ(0, close(a));
+	EXPECT_EQ(0, close(b));
+}
+
+static int victim_rank(int rank, int n, void *p)
+{
+	int port = *(int *)p;
+	struct rmawin_ep *ep;
+	int ret;
+
+	ret = open_rank(rank, n, port, 20000, &ep);
+	if (ret)
+		return 1;
+	if (rank == 1) {
+		/* die without closing anything: the kernel must clean up */
+		kill(getpid(), SIGKILL);
+	}
+	ret = rmawin_barrier(ep);	/* rank 1 never comes */
+	if (ret != -ECONNRESET) {
+		fprintf(stderr, "rank %d: barrier gave %d, want -ECONNRESET\n", rank, ret);
+		return 1;
+	}
+	return rmawin_ep_close(ep);
+}
+
+/* A rank killed mid-job fails its peers' barrier instead of hanging it. */
+TEST(peer_killed_barrier_econnreset)
+{
+	int port = 21900;
+	pid_t pids[3];
+	int i, st;
+
+	for (i = 0; i < 3; i++) {
+		pids[i] = fork();
+		if (pids[i] == 0)
+			_exit(victim_rank(i, 3, &port));
+	}
+	for (i = 0; i < 3; i++) {
+		ASSERT_EQ(pids[i], waitpid(pids[i], &st, 0));
+		if (i == 1) {
+			EXPECT_TRUE(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
+		} else {
+			EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+		}
+	}
+	EXPECT_EQ(0, rmawin_stat("groups"));
+	EXPECT_EQ(0, rmawin_stat("qps"));
+	EXPECT_EQ(0, rmawin_stat("endpoints"));
+}
+
+TEST_HARNESS_MAIN
