@@ -32,6 +32,10 @@ union rmawin_ioctl_buf {
 	struct rmawin_ep_bind ep_bind;
 	struct rmawin_group_join group_join;
 	struct rmawin_barrier barrier;
+	struct rmawin_win_create win_create;
+	struct rmawin_win_free win_free;
+	struct rmawin_rma rma;
+	struct rmawin_fence fence;
 };
 
 /* The first command number; the table is indexed from it. */
@@ -57,6 +61,26 @@ static const struct rmawin_ioctl_op rmawin_ioctl_ops[] = {
 		.handler = rmawin_ioctl_barrier,
 		.size = sizeof(struct rmawin_barrier),
 		.min_size = offsetofend(struct rmawin_barrier, flags),
+	},
+	[RMAWIN_CMD_WIN_CREATE - RMAWIN_CMD_FIRST] = {
+		.handler = rmawin_ioctl_win_create,
+		.size = sizeof(struct rmawin_win_create),
+		.min_size = offsetofend(struct rmawin_win_create, reserved),
+	},
+	[RMAWIN_CMD_WIN_FREE - RMAWIN_CMD_FIRST] = {
+		.handler = rmawin_ioctl_win_free,
+		.size = sizeof(struct rmawin_win_free),
+		.min_size = offsetofend(struct rmawin_win_free, reserved),
+	},
+	[RMAWIN_CMD_RMA - RMAWIN_CMD_FIRST] = {
+		.handler = rmawin_ioctl_rma,
+		.size = sizeof(struct rmawin_rma),
+		.min_size = offsetofend(struct rmawin_rma, op_size),
+	},
+	[RMAWIN_CMD_FENCE - RMAWIN_CMD_FIRST] = {
+		.handler = rmawin_ioctl_fence,
+		.size = sizeof(struct rmawin_fence),
+		.min_size = offsetofend(struct rmawin_fence, reserved),
 	},
 };
 

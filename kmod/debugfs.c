@@ -17,6 +17,12 @@ static int rmawin_stats_show(struct seq_file *m, void *unused)
 	seq_printf(m, "pds %d\n", atomic_read(&rmawin_stats.pds));
 	seq_printf(m, "groups %d\n", atomic_read(&rmawin_stats.groups));
 	seq_printf(m, "qps %d\n", atomic_read(&rmawin_stats.qps));
+	seq_printf(m, "windows %d\n", atomic_read(&rmawin_stats.windows));
+	seq_printf(m, "mrs %d\n", atomic_read(&rmawin_stats.mrs));
+	seq_printf(m, "pinned_pages %ld\n", atomic_long_read(&rmawin_stats.pinned_pages));
+	seq_printf(m, "reqs %d\n", atomic_read(&rmawin_stats.reqs));
+	seq_printf(m, "ops %ld\n", atomic_long_read(&rmawin_stats.ops));
+	seq_printf(m, "errors %ld\n", atomic_long_read(&rmawin_stats.errors));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(rmawin_stats);

@@ -22,6 +22,7 @@ struct rmawin_ep *rmawin_ep_alloc(void)
 	mutex_init(&ep->lock);
 	INIT_LIST_HEAD(&ep->dev_node);
 	init_waitqueue_head(&ep->wq);
+	xa_init(&ep->wins);
 	ep->id = atomic_inc_return(&rmawin_ep_ids);
 	atomic_inc(&rmawin_stats.endpoints);
 	return ep;
@@ -32,6 +33,7 @@ static void rmawin_ep_free(struct kref *ref)
 	struct rmawin_ep *ep = container_of(ref, struct rmawin_ep, ref);
 
 	mutex_destroy(&ep->lock);
+	xa_destroy(&ep->wins);
 	kfree(ep);
 	atomic_dec(&rmawin_stats.endpoints);
 }

@@ -419,6 +419,7 @@ static struct rmawin_group *rmawin_group_alloc(struct rmawin_ep *ep,
 		return NULL;
 	}
 	grp->ep = ep;
+	xa_init(&grp->tables);
 	grp->rank = j->rank;
 	grp->nranks = j->nranks;
 	grp->key = j->key;
@@ -475,8 +476,13 @@ void rmawin_group_destroy(struct rmawin_group *grp)
 		if (peer->cm_id && peer->state == RMAWIN_PEER_CONNECTED)
 			rdma_disconnect(peer->cm_id);
 		rmawin_peer_destroy_conn(peer);
-		rmawin_ctrl_free(peer);
 	}
+	/* no queue pair is left to reach into a window or a buffer */
+	rmawin_wins_destroy_all(grp->ep);
+	rmawin_tables_free(grp);
+	rmawin_bounce_free(grp);
+	for (i = 0; i < grp->nranks; i++)
+		rmawin_ctrl_free(&grp->peers[i]);
 	if (grp->cq)
 		ib_free_cq(grp->cq);
 	kvfree(grp->addrs);
@@ -538,6 +544,9 @@ static int rmawin_group_alloc_resources(struct rmawin_group *grp)
 		grp->cq = NULL;
 		return ret;
 	}
+	ret = rmawin_bounce_alloc(grp);
+	if (ret)
+		return ret;
 	for (i = 0; i < grp->nranks; i++) {
 		if (i == grp->rank)
 			continue;

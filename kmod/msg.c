@@ -55,6 +55,9 @@ static void rmawin_dispatch(struct rmawin_peer *peer,
 	case RMAWIN_MSG_BARRIER:
 		rmawin_barrier_recv(grp, hdr->arg);
 		break;
+	case RMAWIN_MSG_WIN_DESC:
+		rmawin_win_desc_recv(peer, hdr->arg, hdr + 1, hdr->len);
+		break;
 	default:
 		rmawin_peer_fail(peer, -EPROTO);
 		break;

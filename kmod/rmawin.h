@@ -18,6 +18,8 @@
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 #include <linux/socket.h>
+#include <linux/xarray.h>
+#include <linux/scatterlist.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>
 #include <linux/rmawin.h>
@@ -55,6 +57,9 @@ struct rmawin_dev {
  * @group: the group joined, or NULL
  * @wq: woken on every event a blocked ioctl may wait for (connections,
  *	messages, completions, failures, device removal)
+ * @wins: windows by handle
+ * @next_win: handle of the next window created (the same on every rank,
+ *	since creation is collective and ordered)
  */
 struct rmawin_ep {
 	struct kref ref;
@@ -67,6 +72,8 @@ struct rmawin_ep {
 	bool detached;
 	struct rmawin_group *group;
 	wait_queue_head_t wq;
+	struct xarray wins;
+	u32 next_win;
 };
 
 /* Control messages: small SEND/RECV messages between the kernels of a group. */
@@ -78,7 +85,136 @@ struct rmawin_ep {
 
 enum rmawin_msg_type {
 	RMAWIN_MSG_BARRIER = 1,
+	RMAWIN_MSG_WIN_DESC,
 	RMAWIN_MSG_LAST,
+};
+
+/* Small transfers go through registered kernel buffers of this size. */
+#define RMAWIN_BOUNCE_SIZE	8192
+#define RMAWIN_BOUNCE_SLOTS	BITS_PER_LONG
+
+/**
+ * struct rmawin_remote_mr - one memory region of a peer's window
+ * @iova: the address the region starts at, as the peer's device knows it
+ * @rkey: its remote key
+ */
+struct rmawin_remote_mr {
+	u64 iova;
+	u32 rkey;
+};
+
+/**
+ * struct rmawin_remote - what a rank knows of one peer's window
+ * @length: window bytes
+ * @disp_unit: the peer's displacement unit
+ * @page_off: offset of the window's start in its first page
+ * @chunk: bytes of pages each region covers (the first covers less by
+ *	@page_off, the last what is left)
+ * @nmrs: number of regions
+ * @got: regions received so far
+ * @mrs: @nmrs regions
+ */
+struct rmawin_remote {
+	u64 length;
+	u32 disp_unit;
+	u32 page_off;
+	u64 chunk;
+	u32 nmrs;
+	u32 got;
+	struct rmawin_remote_mr *mrs;
+};
+
+/**
+ * struct rmawin_mr_chunk - one fast-registered region of a local window
+ * @mr: the memory region
+ * @sgt: its pages, DMA-mapped
+ */
+struct rmawin_mr_chunk {
+	struct ib_mr *mr;
+	struct sg_table sgt;
+};
+
+/**
+ * struct rmawin_win_table - descriptors of one window from every peer
+ * @remote: one per rank
+ * @complete: peers whose descriptor has fully arrived
+ *
+ * Peers may send theirs before this rank creates the window, so tables
+ * live in the group, keyed by window handle, until the window takes them.
+ */
+struct rmawin_win_table {
+	struct rmawin_remote *remote;
+	u32 complete;
+};
+
+/**
+ * struct rmawin_win - a window
+ * @ep: owner
+ * @id: handle
+ * @base: user address of the window
+ * @length: bytes
+ * @disp_unit: displacement unit of this rank's window
+ * @pages: pinned pages, @npages of them
+ * @npages: number of pinned pages
+ * @mm: the mm the pages are charged to
+ * @chunks: registered regions, @nchunks of them
+ * @nchunks: number of regions
+ * @tbl: every peer's descriptor
+ * @lock: @reqs
+ * @reqs: operations issued and not yet reaped
+ * @inflight: operations issued and not yet complete
+ * @error: first error of an operation of the current epoch
+ */
+struct rmawin_win {
+	struct rmawin_ep *ep;
+	u32 id;
+	u64 base;
+	u64 length;
+	u32 disp_unit;
+	struct page **pages;
+	unsigned long npages;
+	struct mm_struct *mm;
+	struct rmawin_mr_chunk *chunks;
+	u32 nchunks;
+	struct rmawin_win_table *tbl;
+	spinlock_t lock;		/* reqs */
+	struct list_head reqs;
+	atomic_t inflight;
+	int error;
+};
+
+/**
+ * struct rmawin_req - one operation in flight
+ * @node: in the window's @reqs
+ * @win: the window
+ * @peer: the target
+ * @cqe: completion entry shared by the operation's work requests
+ * @opcode: enum rmawin_opcode
+ * @pending: work requests not yet complete
+ * @done: every work request completed
+ * @status: first error of its work requests
+ * @bounce: bounce slot, or -1 if the origin pages are pinned instead
+ * @uaddr: origin buffer (where a bounced get copies to)
+ * @len: bytes
+ * @pages: pinned origin pages, @npages of them
+ * @npages: number of pinned pages
+ * @dma: DMA address of each pinned page
+ */
+struct rmawin_req {
+	struct list_head node;
+	struct rmawin_win *win;
+	struct rmawin_peer *peer;
+	struct ib_cqe cqe;
+	u8 opcode;
+	atomic_t pending;
+	bool done;
+	int status;
+	int bounce;
+	void __user *uaddr;
+	u64 len;
+	struct page **pages;
+	unsigned long npages;
+	u64 *dma;
 };
 
 /**
@@ -133,6 +269,7 @@ struct rmawin_ctrl_buf {
  * @tx_mem: RMAWIN_CTRL_DEPTH send buffers, DMA-mapped at @tx_dma
  * @rx_dma: DMA address of @rx_mem
  * @tx_dma: DMA address of @tx_mem
+ * @sq_data: data work requests posted and not yet complete
  */
 struct rmawin_peer {
 	struct rmawin_group *grp;
@@ -149,6 +286,7 @@ struct rmawin_peer {
 	void *tx_mem;
 	u64 rx_dma;
 	u64 tx_dma;
+	atomic_t sq_data;
 };
 
 /**
@@ -169,6 +307,10 @@ struct rmawin_peer {
  * @dying: the group is being torn down: refuse and ignore everything
  * @barrier_seq: barriers this rank entered
  * @barrier_rcvd: barrier messages received per round, ever
+ * @tables: window descriptor tables by handle, until their window exists
+ * @bounce_mem: RMAWIN_BOUNCE_SLOTS buffers of RMAWIN_BOUNCE_SIZE bytes
+ * @bounce_dma: DMA address of each bounce buffer
+ * @bounce_busy: bitmap of bounce buffers in use, under @lock
  */
 struct rmawin_group {
 	struct rmawin_ep *ep;
@@ -187,6 +329,10 @@ struct rmawin_group {
 	bool dying;
 	u32 barrier_seq;
 	atomic_t barrier_rcvd[RMAWIN_BARRIER_ROUNDS];
+	struct xarray tables;
+	void *bounce_mem[RMAWIN_BOUNCE_SLOTS];
+	u64 bounce_dma[RMAWIN_BOUNCE_SLOTS];
+	unsigned long bounce_busy;
 };
 
 /**
@@ -196,6 +342,12 @@ struct rmawin_group {
  * @pds: protection domains allocated
  * @groups: groups joined
  * @qps: queue pairs
+ * @windows: windows
+ * @mrs: memory regions
+ * @pinned_pages: user pages pinned, by windows and by operations in flight
+ * @reqs: operations in flight
+ * @ops: operations issued, ever
+ * @errors: operations that failed, ever
  */
 struct rmawin_stats {
 	atomic_t endpoints;
@@ -203,6 +355,12 @@ struct rmawin_stats {
 	atomic_t pds;
 	atomic_t groups;
 	atomic_t qps;
+	atomic_t windows;
+	atomic_t mrs;
+	atomic_long_t pinned_pages;
+	atomic_t reqs;
+	atomic_long_t ops;
+	atomic_long_t errors;
 };
 
 extern struct rmawin_stats rmawin_stats;
@@ -241,7 +399,24 @@ int rmawin_ctrl_post_recvs(struct rmawin_peer *peer);
 int rmawin_msg_send(struct rmawin_peer *peer, u8 type, u32 arg,
 		    const void *payload, u16 len);
 
+/* window.c */
+int rmawin_ioctl_win_create(struct rmawin_ep *ep, void *arg);
+int rmawin_ioctl_win_free(struct rmawin_ep *ep, void *arg);
+struct rmawin_win *rmawin_win_lookup(struct rmawin_ep *ep, u32 id);
+void rmawin_wins_destroy_all(struct rmawin_ep *ep);
+void rmawin_win_desc_recv(struct rmawin_peer *peer, u32 win_id,
+			  const void *payload, u16 len);
+void rmawin_tables_free(struct rmawin_group *grp);
+
+/* ops.c */
+int rmawin_ioctl_rma(struct rmawin_ep *ep, void *arg);
+int rmawin_win_complete(struct rmawin_win *win);
+void rmawin_win_reap(struct rmawin_win *win, bool copy_out);
+int rmawin_bounce_alloc(struct rmawin_group *grp);
+void rmawin_bounce_free(struct rmawin_group *grp);
+
 /* sync.c */
+int rmawin_ioctl_fence(struct rmawin_ep *ep, void *arg);
 int rmawin_ioctl_barrier(struct rmawin_ep *ep, void *arg);
 int rmawin_group_barrier(struct rmawin_group *grp);
 void rmawin_barrier_recv(struct rmawin_group *grp, u32 round);

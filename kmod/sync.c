@@ -74,6 +74,45 @@ int rmawin_group_barrier(struct rmawin_group *grp)
 }
 
 /**
+ * rmawin_ioctl_fence() - RMAWIN_IOC_FENCE
+ * @ep: the endpoint
+ * @arg: struct rmawin_fence, already copied in
+ *
+ * Completes every operation this rank issued on the window (an RC
+ * completion means the data is placed at the target, or has arrived here
+ * for a get), then a barrier: when any rank leaves, every rank's
+ * operations of the epoch are complete everywhere.  The assertions are
+ * hints; even NOPRECEDE completes what is outstanding, which is cheap.
+ *
+ * Return: 0 or a negative errno as the uAPI header documents.
+ */
+int rmawin_ioctl_fence(struct rmawin_ep *ep, void *arg)
+{
+	struct rmawin_fence *f = arg;
+	struct rmawin_win *win;
+	int ret, bret;
+
+	if (f->flags & ~RMAWIN_MODE_ALL || f->reserved)
+		return -EINVAL;
+	mutex_lock(&ep->lock);
+	ret = rmawin_ep_check_group(ep);
+	if (ret)
+		goto out_unlock;
+	win = rmawin_win_lookup(ep, f->win);
+	if (!win) {
+		ret = -ENOENT;
+		goto out_unlock;
+	}
+	ret = rmawin_win_complete(win);
+	/* the others wait for us in the barrier even when our epoch failed */
+	bret = ret == -EINTR || ret == -ENODEV ? 0 : rmawin_group_barrier(ep->group);
+	ret = ret ?: bret;
+out_unlock:
+	mutex_unlock(&ep->lock);
+	return ret;
+}
+
+/**
  * rmawin_ioctl_barrier() - RMAWIN_IOC_BARRIER
  * @ep: the endpoint
  * @arg: struct rmawin_barrier, already copied in

@@ -1,34 +1,46 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later OR MIT
 /*
  * Communication: put, get and the accumulate family.  Nonblocking; each
- * completes at the next synchronization.  Not implemented yet.
+ * completes at the next synchronization.  put and get are one-operation
+ * batches of RMAWIN_IOC_RMA; the accumulate family is not implemented yet.
  */
 #include <errno.h>
+#include <string.h>
 
 #include "rmawin_priv.h"
+
+static int rmawin_rma_one(struct rmawin_win *win, uint8_t opcode, const void *origin,
+			  size_t len, int target, size_t target_disp)
+{
+	struct rmawin_rma r;
+	struct rmawin_op_desc op;
+
+	if (!win || target < 0 || (!origin && len))
+		return -EINVAL;
+	memset(&op, 0, sizeof(op));
+	op.opcode = opcode;
+	op.target = target;
+	op.win = win->id;
+	op.origin = (uintptr_t)origin;
+	op.len = len;
+	op.target_disp = target_disp;
+	memset(&r, 0, sizeof(r));
+	r.ops_ptr = (uintptr_t)&op;
+	r.nops = 1;
+	r.op_size = sizeof(op);
+	return rmawin__ioctl_struct(win->ep->fd, RMAWIN_IOC_RMA, &r);
+}
 
 int rmawin_put(struct rmawin_win *win, const void *origin, size_t len, int target,
 	       size_t target_disp)
 {
-	if (!win)
-		return -EINVAL;
-	(void)origin;
-	(void)len;
-	(void)target;
-	(void)target_disp;
-	return -EOPNOTSUPP;
+	return rmawin_rma_one(win, RMAWIN_OP_PUT, origin, len, target, target_disp);
 }
 
 int rmawin_get(struct rmawin_win *win, void *origin, size_t len, int target,
 	       size_t target_disp)
 {
-	if (!win)
-		return -EINVAL;
-	(void)origin;
-	(void)len;
-	(void)target;
-	(void)target_disp;
-	return -EOPNOTSUPP;
+	return rmawin_rma_one(win, RMAWIN_OP_GET, origin, len, target, target_disp);
 }
 
 int rmawin_accumulate(struct rmawin_win *win, const void *origin, size_t count,

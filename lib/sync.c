@@ -5,15 +5,20 @@
  * implemented yet.
  */
 #include <errno.h>
+#include <string.h>
 
 #include "rmawin_priv.h"
 
 int rmawin_fence(struct rmawin_win *win, unsigned int assert_flags)
 {
+	struct rmawin_fence f;
+
 	if (!win)
 		return -EINVAL;
-	(void)assert_flags;
-	return -EOPNOTSUPP;
+	memset(&f, 0, sizeof(f));
+	f.flags = assert_flags;
+	f.win = win->id;
+	return rmawin__ioctl_struct(win->ep->fd, RMAWIN_IOC_FENCE, &f);
 }
 
 int rmawin_post(struct rmawin_win *win, const int *origins, int n)

@@ -217,7 +217,15 @@ const char *rmawin_strerror(int err);
  * @flags: none defined yet, must be 0
  * @win: on success, the new window
  *
- * Not implemented yet: returns -EOPNOTSUPP (-EINVAL for a NULL @ep or @win).
+ * The kernel pins and registers the memory and exchanges its keys with
+ * every rank; the call returns once it knows every rank's window.  @size 0
+ * is legal (the rank exposes nothing).  Every rank must create its windows
+ * in the same order.
+ *
+ * Return: 0; -EINVAL (NULL, flags, @disp_unit 0); -EFAULT for memory that
+ * is not mapped writable; -ENOMEM (or -EPERM) beyond RLIMIT_MEMLOCK;
+ * -EREMOTEIO if another rank failed to create its part; -ECONNRESET,
+ * -ENODEV.
  */
 int rmawin_win_create(struct rmawin_ep *ep, void *base, size_t size, unsigned int disp_unit,
 		      unsigned int flags, struct rmawin_win **win);
@@ -231,8 +239,11 @@ int rmawin_win_create(struct rmawin_ep *ep, void *base, size_t size, unsigned in
  * @base: on success, where the memory is mapped in this process
  * @win: on success, the new window
  *
- * Not implemented yet: returns -EOPNOTSUPP (-EINVAL for a NULL @ep, @base or
- * @win).
+ * In this version the library maps zeroed anonymous memory and creates the
+ * window over it (kernel-allocated windows are planned); the memory is
+ * unmapped by rmawin_win_free().
+ *
+ * Return: as rmawin_win_create().
  */
 int rmawin_win_allocate(struct rmawin_ep *ep, size_t size, unsigned int disp_unit,
 			unsigned int flags, void **base, struct rmawin_win **win);
@@ -241,7 +252,11 @@ int rmawin_win_allocate(struct rmawin_ep *ep, size_t size, unsigned int disp_uni
  * rmawin_win_free() - release a window (collective)
  * @win: the window; invalid after the call
  *
- * Not implemented yet: returns -EOPNOTSUPP (-EINVAL for NULL).
+ * Completes this rank's outstanding operations, waits for every rank to
+ * free the window, then releases every pinned page.
+ *
+ * Return: 0; -EINVAL for NULL; an outstanding operation's error; the
+ * barrier's error (the window is released anyway).
  */
 int rmawin_win_free(struct rmawin_win *win);
 
@@ -258,7 +273,11 @@ int rmawin_win_free(struct rmawin_win *win);
  * @target: rank of the target
  * @target_disp: where in the target window, in disp_units
  *
- * Not implemented yet: returns -EOPNOTSUPP (-EINVAL for a NULL @win).
+ * @origin must not change until the next synchronization.
+ *
+ * Return: 0; -EINVAL for NULL, a bad rank; -ERANGE if the target range is
+ * beyond the target's window (nothing is sent); -EFAULT for unmapped
+ * @origin; -ECONNRESET if the target left; -ENODEV.
  */
 int rmawin_put(struct rmawin_win *win, const void *origin, size_t len, int target,
 	       size_t target_disp);
@@ -271,7 +290,9 @@ int rmawin_put(struct rmawin_win *win, const void *origin, size_t len, int targe
  * @target: rank of the target
  * @target_disp: where in the target window, in disp_units
  *
- * Not implemented yet: returns -EOPNOTSUPP (-EINVAL for a NULL @win).
+ * @origin holds the data after the next synchronization, not before.
+ *
+ * Return: as rmawin_put(); -EFAULT also for read-only @origin.
  */
 int rmawin_get(struct rmawin_win *win, void *origin, size_t len, int target,
 	       size_t target_disp);
@@ -359,7 +380,12 @@ int rmawin_compare_and_swap(struct rmawin_win *win, const void *origin, const vo
  * @win: the window
  * @assert_flags: RMAWIN_MODE_* assertions, or 0
  *
- * Not implemented yet: returns -EOPNOTSUPP (-EINVAL for a NULL @win).
+ * Every put and get issued on @win by any rank before the fence is
+ * complete, at origin and target, when it returns on any rank.  The
+ * assertions are accepted as hints.
+ *
+ * Return: 0; -EINVAL (NULL, unknown assertion bits); the first error of an
+ * operation of the epoch; -ECONNRESET if a rank left; -ENODEV.
  */
 int rmawin_fence(struct rmawin_win *win, unsigned int assert_flags);
 

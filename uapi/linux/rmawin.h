@@ -33,6 +33,10 @@
  * @RMAWIN_CMD_EP_BIND: struct rmawin_ep_bind
  * @RMAWIN_CMD_GROUP_JOIN: struct rmawin_group_join
  * @RMAWIN_CMD_BARRIER: struct rmawin_barrier
+ * @RMAWIN_CMD_WIN_CREATE: struct rmawin_win_create
+ * @RMAWIN_CMD_WIN_FREE: struct rmawin_win_free
+ * @RMAWIN_CMD_RMA: struct rmawin_rma
+ * @RMAWIN_CMD_FENCE: struct rmawin_fence
  * @RMAWIN_CMD_LAST: first unused number
  */
 enum rmawin_ioc_nr {
@@ -40,6 +44,10 @@ enum rmawin_ioc_nr {
 	RMAWIN_CMD_EP_BIND,
 	RMAWIN_CMD_GROUP_JOIN,
 	RMAWIN_CMD_BARRIER,
+	RMAWIN_CMD_WIN_CREATE,
+	RMAWIN_CMD_WIN_FREE,
+	RMAWIN_CMD_RMA,
+	RMAWIN_CMD_FENCE,
 	RMAWIN_CMD_LAST,
 };
 
@@ -57,6 +65,8 @@ enum rmawin_ioc_nr {
 #define RMAWIN_FEAT_EP_BIND	_BITULL(0)
 /* RMAWIN_IOC_GROUP_JOIN and RMAWIN_IOC_BARRIER */
 #define RMAWIN_FEAT_GROUP	_BITULL(1)
+/* windows over user memory, put and get, fence */
+#define RMAWIN_FEAT_WINDOWS	_BITULL(2)
 
 /**
  * enum rmawin_port_state - state of an RDMA port, as the kernel's ib_port_state
@@ -234,5 +244,154 @@ struct rmawin_barrier {
 };
 
 #define RMAWIN_IOC_BARRIER	_IO(RMAWIN_IOC_TYPE, RMAWIN_CMD_BARRIER)
+
+/**
+ * struct rmawin_win_create - RMAWIN_IOC_WIN_CREATE: expose memory to the group
+ * @size: sizeof(struct rmawin_win_create) as userspace knows it
+ * @flags: must be 0
+ * @base: start of the window in the caller's memory (any alignment)
+ * @length: bytes; 0 is legal (the rank exposes nothing)
+ * @disp_unit: unit of target displacements into this window, >= 1
+ * @win: out: the window's handle, the same on every rank
+ * @reserved: zero
+ *
+ * Collective, in the same order on every rank.  The pages are pinned
+ * (charged to RLIMIT_MEMLOCK unless CAP_IPC_LOCK), registered with fast
+ * registration in as many memory regions as the device needs, and their
+ * keys sent to every member; the call returns once it has every member's.
+ *
+ * Return: 0; -EINVAL for flags, reserved, a zero @disp_unit; -EFAULT for
+ * memory that is not mapped writable; -ENOMEM (or -EPERM) beyond
+ * RLIMIT_MEMLOCK; -ENOTCONN before GROUP_JOIN; -ECONNRESET if a member
+ * left; -ENODEV if the device went away.
+ */
+struct rmawin_win_create {
+	__u32 size;
+	__u32 flags;
+	__u64 base;
+	__u64 length;
+	__u32 disp_unit;
+	__u32 win;
+	__u64 reserved;
+};
+
+#define RMAWIN_IOC_WIN_CREATE	_IO(RMAWIN_IOC_TYPE, RMAWIN_CMD_WIN_CREATE)
+
+/**
+ * struct rmawin_win_free - RMAWIN_IOC_WIN_FREE: release a window
+ * @size: sizeof(struct rmawin_win_free) as userspace knows it
+ * @flags: must be 0
+ * @win: the window
+ * @reserved: zero
+ *
+ * Collective: completes outstanding operations, waits until every member
+ * frees it (so nobody still reaches into it), then unregisters and unpins
+ * every page.  Return: 0; -ENOENT for an unknown window; an error of an
+ * outstanding operation or of the barrier (the window is freed anyway).
+ */
+struct rmawin_win_free {
+	__u32 size;
+	__u32 flags;
+	__u32 win;
+	__u32 reserved;
+};
+
+#define RMAWIN_IOC_WIN_FREE	_IO(RMAWIN_IOC_TYPE, RMAWIN_CMD_WIN_FREE)
+
+/**
+ * enum rmawin_opcode - what one operation descriptor asks for
+ * @RMAWIN_OP_PUT: copy @len bytes from @origin into the target window
+ * @RMAWIN_OP_GET: copy @len bytes of the target window into @origin
+ * @RMAWIN_OP_LAST: first unused opcode
+ */
+enum rmawin_opcode {
+	RMAWIN_OP_PUT = 1,
+	RMAWIN_OP_GET,
+	RMAWIN_OP_LAST,
+};
+
+/**
+ * struct rmawin_op_desc - one one-sided operation
+ * @opcode: enum rmawin_opcode
+ * @flags: must be 0
+ * @reserved0: zero
+ * @target: rank of the target
+ * @win: window handle
+ * @reserved1: zero
+ * @origin: user address of the origin buffer
+ * @len: bytes
+ * @target_disp: offset into the target window in units of its disp_unit
+ * @reserved: zero (room for the accumulate family's fields)
+ *
+ * Operations are nonblocking: they complete at the window's next
+ * synchronization (fence).  Until then the origin buffer must not be
+ * changed (put) or read (get), as in MPI.
+ */
+struct rmawin_op_desc {
+	__u8 opcode;
+	__u8 flags;
+	__u16 reserved0;
+	__u32 target;
+	__u32 win;
+	__u32 reserved1;
+	__u64 origin;
+	__u64 len;
+	__u64 target_disp;
+	__u64 reserved[3];
+};
+
+/**
+ * struct rmawin_rma - RMAWIN_IOC_RMA: issue a batch of operations
+ * @size: sizeof(struct rmawin_rma) as userspace knows it
+ * @flags: must be 0
+ * @ops_ptr: user pointer to @nops struct rmawin_op_desc
+ * @nops: number of operations, 1..1024
+ * @op_size: sizeof(struct rmawin_op_desc) as userspace knows it
+ *
+ * Every operation is checked before any is issued: a bad one fails the
+ * whole batch and nothing is sent.  Return: 0; -EINVAL for a bad opcode,
+ * flag, reserved field or rank; -ENOENT for an unknown window; -ERANGE for
+ * a target range beyond the target's window; -EFAULT for origin memory
+ * that is not mapped (writable, for a get); -ECONNRESET if the target
+ * left; -ENODEV if the device went away.
+ */
+struct rmawin_rma {
+	__u32 size;
+	__u32 flags;
+	__u64 ops_ptr;
+	__u32 nops;
+	__u32 op_size;
+};
+
+#define RMAWIN_IOC_RMA		_IO(RMAWIN_IOC_TYPE, RMAWIN_CMD_RMA)
+
+/**
+ * struct rmawin_fence - RMAWIN_IOC_FENCE: close and open an access epoch
+ * @size: sizeof(struct rmawin_fence) as userspace knows it
+ * @flags: MPI's assert flags (RMAWIN_MODE_*), taken as hints
+ * @win: the window
+ * @reserved: zero
+ *
+ * Collective.  Every operation issued on the window by any rank before
+ * the fence is complete, at origin and target, when it returns on any
+ * rank.  Return: 0; -ENOENT; the first error of an operation of the epoch
+ * (-EFAULT, -ECONNRESET, -EIO); an error of the barrier.
+ */
+struct rmawin_fence {
+	__u32 size;
+	__u32 flags;
+	__u32 win;
+	__u32 reserved;
+};
+
+#define RMAWIN_IOC_FENCE	_IO(RMAWIN_IOC_TYPE, RMAWIN_CMD_FENCE)
+
+/* MPI's fence assertions, accepted as hints */
+#define RMAWIN_MODE_NOCHECK	0x01U
+#define RMAWIN_MODE_NOSTORE	0x02U
+#define RMAWIN_MODE_NOPUT	0x04U
+#define RMAWIN_MODE_NOPRECEDE	0x08U
+#define RMAWIN_MODE_NOSUCCEED	0x10U
+#define RMAWIN_MODE_ALL		0x1fU
 
 #endif /* _UAPI_LINUX_RMAWIN_H */

@@ -1,0 +1,556 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rmawin: one-sided operations.  A put is an RDMA WRITE and a get an RDMA
+ * READ into the target's registered window.  The origin side is any user
+ * memory: up to RMAWIN_BOUNCE_SIZE bytes go through one of the group's
+ * registered kernel buffers (a copy is cheaper than pinning), larger ones
+ * are pinned for the operation and DMA-mapped page by page.
+ *
+ * Each operation is a request with a count of work requests in flight,
+ * biased by one while it is being posted.  Completions only count down;
+ * what needs the process's context (copying a bounced get to the user,
+ * unpinning) happens when the window is reaped: at synchronization, or
+ * when the issuing ioctl runs short of bounce buffers.
+ */
+#include <linux/slab.h>
+#include <linux/mm.h>
+#include <linux/pagemap.h>
+#include <linux/uaccess.h>
+#include <linux/overflow.h>
+
+#include "rmawin.h"
+
+#define RMAWIN_RMA_MAX_OPS	1024
+/* Send queue slots data may use: the rest are for control messages. */
+#define RMAWIN_SQ_DATA		(RMAWIN_SQ_DEPTH - RMAWIN_CTRL_DEPTH)
+
+/**
+ * rmawin_bounce_alloc() - allocate and map the group's bounce buffers
+ * @grp: the group, with its device known
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int rmawin_bounce_alloc(struct rmawin_group *grp)
+{
+	u32 i;
+
+	for (i = 0; i < RMAWIN_BOUNCE_SLOTS; i++) {
+		grp->bounce_mem[i] = kmalloc(RMAWIN_BOUNCE_SIZE, GFP_KERNEL);
+		if (!grp->bounce_mem[i])
+			return -ENOMEM;
+		grp->bounce_dma[i] = ib_dma_map_single(grp->ibdev, grp->bounce_mem[i],
+						       RMAWIN_BOUNCE_SIZE,
+						       DMA_BIDIRECTIONAL);
+		if (ib_dma_mapping_error(grp->ibdev, grp->bounce_dma[i])) {
+			kfree(grp->bounce_mem[i]);
+			grp->bounce_mem[i] = NULL;
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+/**
+ * rmawin_bounce_free() - unmap and free the bounce buffers
+ * @grp: the group, with nothing in flight
+ */
+void rmawin_bounce_free(struct rmawin_group *grp)
+{
+	u32 i;
+
+	for (i = 0; i < RMAWIN_BOUNCE_SLOTS && grp->bounce_mem[i]; i++) {
+		ib_dma_unmap_single(grp->ibdev, grp->bounce_dma[i],
+				    RMAWIN_BOUNCE_SIZE, DMA_BIDIRECTIONAL);
+		kfree(grp->bounce_mem[i]);
+		grp->bounce_mem[i] = NULL;
+	}
+}
+
+static int rmawin_bounce_get(struct rmawin_group *grp)
+{
+	int slot = -1;
+
+	spin_lock_irq(&grp->lock);
+	if (~grp->bounce_busy) {
+		slot = ffz(grp->bounce_busy);
+		__set_bit(slot, &grp->bounce_busy);
+	}
+	spin_unlock_irq(&grp->lock);
+	return slot;
+}
+
+static void rmawin_bounce_put(struct rmawin_group *grp, int slot)
+{
+	spin_lock_irq(&grp->lock);
+	__clear_bit(slot, &grp->bounce_busy);
+	spin_unlock_irq(&grp->lock);
+}
+
+static void rmawin_req_finish(struct rmawin_req *req)
+{
+	struct rmawin_win *win = req->win;
+
+	/* status before done: the reaper reads them in the other order */
+	smp_store_release(&req->done, true);
+	atomic_dec(&win->inflight);
+	wake_up_all(&win->ep->wq);
+}
+
+static void rmawin_req_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct rmawin_req *req = container_of(wc->wr_cqe, struct rmawin_req, cqe);
+
+	atomic_dec(&req->peer->sq_data);
+	if (wc->status != IB_WC_SUCCESS) {
+		if (!req->status)
+			req->status = wc->status == IB_WC_WR_FLUSH_ERR ?
+				      -ECONNRESET : -EIO;
+		/* the QP is in error now: nothing more gets through it */
+		rmawin_peer_fail(req->peer, -ECONNRESET);
+	}
+	if (atomic_dec_and_test(&req->pending))
+		rmawin_req_finish(req);
+	else
+		wake_up_all(&req->win->ep->wq);
+}
+
+static void rmawin_req_release(struct rmawin_req *req)
+{
+	struct ib_device *ibdev = req->win->ep->group->ibdev;
+	unsigned long i;
+
+	if (req->bounce >= 0)
+		rmawin_bounce_put(req->win->ep->group, req->bounce);
+	if (req->pages) {
+		for (i = 0; i < req->npages; i++)
+			ib_dma_unmap_page(ibdev, req->dma[i], PAGE_SIZE, DMA_BIDIRECTIONAL);
+		unpin_user_pages_dirty_lock(req->pages, req->npages,
+					    req->opcode == RMAWIN_OP_GET);
+		atomic_long_sub(req->npages, &rmawin_stats.pinned_pages);
+		kvfree(req->pages);
+		kvfree(req->dma);
+	}
+	kfree(req);
+	atomic_dec(&rmawin_stats.reqs);
+}
+
+/**
+ * rmawin_win_reap() - finish the window's completed operations
+ * @win: the window
+ * @copy_out: copy bounced gets to their origin buffers (false on teardown)
+ *
+ * Context: process context of the window's owner.  The first error of an
+ * operation is kept in @win->error for the next synchronization.
+ */
+void rmawin_win_reap(struct rmawin_win *win, bool copy_out)
+{
+	struct rmawin_req *req, *tmp;
+	LIST_HEAD(done);
+
+	spin_lock_irq(&win->lock);
+	list_for_each_entry_safe(req, tmp, &win->reqs, node)
+		/* pairs with the release in rmawin_req_finish(): status is set */
+		if (smp_load_acquire(&req->done))
+			list_move_tail(&req->node, &done);
+	spin_unlock_irq(&win->lock);
+
+	list_for_each_entry_safe(req, tmp, &done, node) {
+		struct rmawin_group *grp = win->ep->group;
+
+		if (!req->status && copy_out && req->opcode == RMAWIN_OP_GET &&
+		    req->bounce >= 0) {
+			ib_dma_sync_single_for_cpu(grp->ibdev, grp->bounce_dma[req->bounce],
+						   req->len, DMA_FROM_DEVICE);
+			if (copy_to_user(req->uaddr, grp->bounce_mem[req->bounce], req->len))
+				req->status = -EFAULT;
+		}
+		if (req->status) {
+			atomic_long_inc(&rmawin_stats.errors);
+			if (!win->error)
+				win->error = req->status;
+		}
+		rmawin_req_release(req);
+	}
+}
+
+static void rmawin_reap_all(struct rmawin_ep *ep)
+{
+	struct rmawin_win *win;
+	unsigned long id;
+
+	xa_for_each(&ep->wins, id, win)
+		rmawin_win_reap(win, true);
+}
+
+static bool rmawin_win_idle(struct rmawin_win *win)
+{
+	return !atomic_read(&win->inflight) || READ_ONCE(win->ep->dev->dead);
+}
+
+/**
+ * rmawin_win_complete() - wait for every operation issued on a window
+ * @win: the window
+ *
+ * Context: process context, endpoint lock held; sleeps.
+ * Return: 0, or the first error of an operation since the last call
+ * (which it clears), -ENODEV, -EINTR on a fatal signal.
+ */
+int rmawin_win_complete(struct rmawin_win *win)
+{
+	int ret;
+
+	if (wait_event_killable(win->ep->wq, rmawin_win_idle(win)))
+		return -EINTR;
+	if (READ_ONCE(win->ep->dev->dead))
+		return -ENODEV;
+	rmawin_win_reap(win, true);
+	ret = win->error;
+	win->error = 0;
+	return ret;
+}
+
+/* Where an operation lands: window, peer, and byte offset in its window. */
+struct rmawin_target {
+	struct rmawin_win *win;
+	const struct rmawin_remote *remote;	/* NULL for this rank */
+	u64 off;
+};
+
+static int rmawin_op_check(struct rmawin_ep *ep, const struct rmawin_op_desc *op,
+			   struct rmawin_target *t)
+{
+	struct rmawin_group *grp = ep->group;
+	u64 length, end;
+	u32 unit;
+
+	if (op->opcode != RMAWIN_OP_PUT && op->opcode != RMAWIN_OP_GET)
+		return -EINVAL;
+	if (op->flags || op->reserved0 || op->reserved1 || op->reserved[0] ||
+	    op->reserved[1] || op->reserved[2])
+		return -EINVAL;
+	t->win = rmawin_win_lookup(ep, op->win);
+	if (!t->win)
+		return -ENOENT;
+	if (op->target >= grp->nranks)
+		return -EINVAL;
+	if (op->target == grp->rank) {
+		t->remote = NULL;
+		length = t->win->length;
+		unit = t->win->disp_unit;
+	} else {
+		t->remote = &t->win->tbl->remote[op->target];
+		length = t->remote->length;
+		unit = t->remote->disp_unit;
+	}
+	if (check_mul_overflow(op->target_disp, (u64)unit, &t->off) ||
+	    check_add_overflow(t->off, op->len, &end) || end > length)
+		return -ERANGE;
+	if (op->len && !access_ok(u64_to_user_ptr(op->origin), op->len))
+		return -EFAULT;
+	/*
+	 * A small origin is only touched by copies, late for a get: check it
+	 * now so that a bad buffer fails the call, not the next fence.  Large
+	 * ones are pinned at issue, which checks the same.
+	 */
+	if (op->len && op->len <= RMAWIN_BOUNCE_SIZE &&
+	    (op->opcode == RMAWIN_OP_GET ?
+	     fault_in_safe_writeable(u64_to_user_ptr(op->origin), op->len) :
+	     fault_in_readable(u64_to_user_ptr(op->origin), op->len)))
+		return -EFAULT;
+	return 0;
+}
+
+/* An operation on this rank's own window: a copy, done at once. */
+static int rmawin_op_local(const struct rmawin_op_desc *op, const struct rmawin_target *t)
+{
+	u8 __user *win_mem = u64_to_user_ptr(t->win->base + t->off);
+	u8 __user *origin = u64_to_user_ptr(op->origin);
+	u8 __user *src = op->opcode == RMAWIN_OP_PUT ? origin : win_mem;
+	u8 __user *dst = op->opcode == RMAWIN_OP_PUT ? win_mem : origin;
+	u64 done, n;
+	void *buf;
+	int ret = 0;
+
+	buf = kmalloc(PAGE_SIZE, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	for (done = 0; done < op->len; done += n) {
+		n = min_t(u64, op->len - done, PAGE_SIZE);
+		if (copy_from_user(buf, src + done, n) ||
+		    copy_to_user(dst + done, buf, n)) {
+			ret = -EFAULT;
+			break;
+		}
+	}
+	kfree(buf);
+	return ret;
+}
+
+static int rmawin_req_pin(struct rmawin_req *req, u64 origin, u64 len)
+{
+	struct ib_device *ibdev = req->win->ep->group->ibdev;
+	unsigned long first = origin >> PAGE_SHIFT;
+	unsigned long n = ((origin + len - 1) >> PAGE_SHIFT) - first + 1;
+	unsigned int gup = req->opcode == RMAWIN_OP_GET ? FOLL_WRITE : 0;
+	unsigned long done = 0, i;
+	int ret;
+
+	req->pages = kvcalloc(n, sizeof(*req->pages), GFP_KERNEL);
+	req->dma = kvcalloc(n, sizeof(*req->dma), GFP_KERNEL);
+	if (!req->pages || !req->dma)
+		return -ENOMEM;
+	while (done < n) {
+		ret = pin_user_pages_fast((first + done) << PAGE_SHIFT, n - done, gup,
+					  req->pages + done);
+		if (ret <= 0) {
+			unpin_user_pages(req->pages, done);
+			return ret ?: -EFAULT;
+		}
+		done += ret;
+	}
+	for (i = 0; i < n; i++) {
+		req->dma[i] = ib_dma_map_page(ibdev, req->pages[i], 0, PAGE_SIZE,
+					      DMA_BIDIRECTIONAL);
+		if (ib_dma_mapping_error(ibdev, req->dma[i])) {
+			while (i--)
+				ib_dma_unmap_page(ibdev, req->dma[i], PAGE_SIZE,
+						  DMA_BIDIRECTIONAL);
+			unpin_user_pages(req->pages, n);
+			return -ENOMEM;
+		}
+	}
+	req->npages = n;
+	atomic_long_add(n, &rmawin_stats.pinned_pages);
+	return 0;
+}
+
+/*
+ * Local scatter list for bytes [pos, pos + *n) of the origin; shortens *n
+ * to what max_sge entries cover.
+ */
+static u32 rmawin_req_sges(struct rmawin_req *req, u64 origin, u64 pos, u64 *n,
+			   struct ib_sge *sge, u32 max_sge)
+{
+	struct rmawin_group *grp = req->win->ep->group;
+	u32 lkey = req->win->ep->pd->local_dma_lkey, k;
+	u64 left = *n, o, chunk;
+
+	if (req->bounce >= 0) {
+		sge[0].addr = grp->bounce_dma[req->bounce] + pos;
+		sge[0].length = *n;
+		sge[0].lkey = lkey;
+		return 1;
+	}
+	for (k = 0; k < max_sge && left; k++) {
+		o = origin + pos + (*n - left);
+		chunk = min_t(u64, left, PAGE_SIZE - offset_in_page(o));
+		sge[k].addr = req->dma[(o >> PAGE_SHIFT) - (origin >> PAGE_SHIFT)] +
+			      offset_in_page(o);
+		sge[k].length = chunk;
+		sge[k].lkey = lkey;
+		left -= chunk;
+	}
+	*n -= left;
+	return k;
+}
+
+/* Remote region, address and room left in it for window offset @off. */
+static void rmawin_remote_addr(const struct rmawin_remote *r, u64 off,
+			       u64 *addr, u32 *rkey, u64 *room)
+{
+	u64 i = (off + r->page_off) / r->chunk;
+	u64 start = i ? i * r->chunk - r->page_off : 0;
+	u64 end = min(r->length, (i + 1) * r->chunk - r->page_off);
+
+	*addr = r->mrs[i].iova + (off - start);
+	*rkey = r->mrs[i].rkey;
+	*room = end - off;
+}
+
+static bool rmawin_sq_room(struct rmawin_peer *peer)
+{
+	return atomic_read(&peer->sq_data) < RMAWIN_SQ_DATA ||
+	       READ_ONCE(peer->state) != RMAWIN_PEER_CONNECTED;
+}
+
+static int rmawin_req_post(struct rmawin_req *req, const struct rmawin_op_desc *op,
+			   const struct rmawin_target *t)
+{
+	struct rmawin_peer *peer = req->peer;
+	struct ib_sge sge[16];
+	u32 max_sge = min_t(u32, ARRAY_SIZE(sge), op->opcode == RMAWIN_OP_PUT ?
+			    peer->qp->max_write_sge : peer->qp->max_read_sge);
+	struct ib_rdma_wr wr = {};
+	u64 pos, n, room;
+	int ret;
+
+	wr.wr.opcode = op->opcode == RMAWIN_OP_PUT ? IB_WR_RDMA_WRITE : IB_WR_RDMA_READ;
+	wr.wr.send_flags = IB_SEND_SIGNALED;
+	wr.wr.wr_cqe = &req->cqe;
+	wr.wr.sg_list = sge;
+	for (pos = 0; pos < op->len; pos += n) {
+		rmawin_remote_addr(t->remote, t->off + pos, &wr.remote_addr, &wr.rkey, &room);
+		n = min(op->len - pos, room);
+		wr.wr.num_sge = rmawin_req_sges(req, op->origin, pos, &n, sge, max_sge);
+		if (wait_event_killable(req->win->ep->wq, rmawin_sq_room(peer)))
+			return -EINTR;
+		if (READ_ONCE(peer->state) != RMAWIN_PEER_CONNECTED)
+			return peer->error ?: -ECONNRESET;
+		atomic_inc(&req->pending);
+		atomic_inc(&peer->sq_data);
+		ret = ib_post_send(peer->qp, &wr.wr, NULL);
+		if (ret) {
+			atomic_dec(&peer->sq_data);
+			atomic_dec(&req->pending);
+			return ret;
+		}
+	}
+	return 0;
+}
+
+static bool rmawin_bounce_free_or_failed(struct rmawin_ep *ep, struct rmawin_peer *peer,
+					 int *slot)
+{
+	*slot = rmawin_bounce_get(ep->group);
+	return *slot >= 0 || READ_ONCE(peer->state) != RMAWIN_PEER_CONNECTED ||
+	       READ_ONCE(ep->dev->dead);
+}
+
+/* Take a bounce buffer, reaping finished operations to free some. */
+static int rmawin_req_bounce(struct rmawin_req *req, const struct rmawin_op_desc *op)
+{
+	struct rmawin_ep *ep = req->win->ep;
+	struct rmawin_group *grp = ep->group;
+	int slot;
+
+	slot = rmawin_bounce_get(grp);
+	while (slot < 0) {
+		rmawin_reap_all(ep);
+		if (wait_event_killable(ep->wq,
+					rmawin_bounce_free_or_failed(ep, req->peer, &slot)))
+			return -EINTR;
+		if (slot < 0 && READ_ONCE(req->peer->state) != RMAWIN_PEER_CONNECTED)
+			return req->peer->error ?: -ECONNRESET;
+		if (slot < 0 && READ_ONCE(ep->dev->dead))
+			return -ENODEV;
+	}
+	req->bounce = slot;
+	if (op->opcode == RMAWIN_OP_PUT) {
+		if (copy_from_user(grp->bounce_mem[slot], u64_to_user_ptr(op->origin), op->len))
+			return -EFAULT;
+		ib_dma_sync_single_for_device(grp->ibdev, grp->bounce_dma[slot], op->len,
+					      DMA_TO_DEVICE);
+	}
+	return 0;
+}
+
+static int rmawin_op_remote(struct rmawin_ep *ep, const struct rmawin_op_desc *op,
+			    const struct rmawin_target *t)
+{
+	struct rmawin_peer *peer = &ep->group->peers[op->target];
+	struct rmawin_win *win = t->win;
+	struct rmawin_req *req;
+	int ret;
+
+	if (READ_ONCE(peer->state) != RMAWIN_PEER_CONNECTED)
+		return peer->error ?: -ECONNRESET;
+	req = kzalloc(sizeof(*req), GFP_KERNEL);
+	if (!req)
+		return -ENOMEM;
+	atomic_inc(&rmawin_stats.reqs);
+	req->win = win;
+	req->peer = peer;
+	req->cqe.done = rmawin_req_done;
+	req->opcode = op->opcode;
+	req->bounce = -1;
+	req->uaddr = u64_to_user_ptr(op->origin);
+	req->len = op->len;
+	/* the posting bias: no completion finishes it before we are done */
+	atomic_set(&req->pending, 1);
+
+	ret = op->len <= RMAWIN_BOUNCE_SIZE ? rmawin_req_bounce(req, op) :
+					      rmawin_req_pin(req, op->origin, op->len);
+	if (ret) {
+		rmawin_req_release(req);
+		return ret;
+	}
+	atomic_inc(&win->inflight);
+	spin_lock_irq(&win->lock);
+	list_add_tail(&req->node, &win->reqs);
+	spin_unlock_irq(&win->lock);
+
+	ret = rmawin_req_post(req, op, t);
+	if (ret && !req->status)
+		req->status = ret;
+	if (atomic_dec_and_test(&req->pending))
+		rmawin_req_finish(req);
+	return ret;
+}
+
+static int rmawin_op_issue(struct rmawin_ep *ep, const struct rmawin_op_desc *op,
+			   const struct rmawin_target *t)
+{
+	atomic_long_inc(&rmawin_stats.ops);
+	if (!op->len)
+		return 0;
+	if (op->target == ep->group->rank)
+		return rmawin_op_local(op, t);
+	return rmawin_op_remote(ep, op, t);
+}
+
+static int rmawin_rma_copy_ops(const struct rmawin_rma *r, struct rmawin_op_desc *ops)
+{
+	const u8 __user *uops = u64_to_user_ptr(r->ops_ptr);
+	u32 i;
+	int ret;
+
+	for (i = 0; i < r->nops; i++) {
+		ret = copy_struct_from_user(&ops[i], sizeof(ops[i]),
+					    uops + (size_t)i * r->op_size, r->op_size);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/**
+ * rmawin_ioctl_rma() - RMAWIN_IOC_RMA
+ * @ep: the endpoint
+ * @arg: struct rmawin_rma, already copied in
+ *
+ * Return: 0 or a negative errno as the uAPI header documents.
+ */
+int rmawin_ioctl_rma(struct rmawin_ep *ep, void *arg)
+{
+	struct rmawin_rma *r = arg;
+	struct rmawin_target *targets;
+	struct rmawin_op_desc *ops;
+	u32 i;
+	int ret;
+
+	if (r->flags || !r->nops || r->nops > RMAWIN_RMA_MAX_OPS ||
+	    r->op_size < sizeof(struct rmawin_op_desc) || r->op_size > PAGE_SIZE)
+		return -EINVAL;
+	ops = kvcalloc(r->nops, sizeof(*ops), GFP_KERNEL);
+	targets = kvcalloc(r->nops, sizeof(*targets), GFP_KERNEL);
+	if (!ops || !targets) {
+		ret = -ENOMEM;
+		goto out_free;
+	}
+	ret = rmawin_rma_copy_ops(r, ops);
+	if (ret)
+		goto out_free;
+
+	mutex_lock(&ep->lock);
+	ret = rmawin_ep_check_group(ep);
+	/* all or nothing: every operation is checked before one is issued */
+	for (i = 0; !ret && i < r->nops; i++)
+		ret = rmawin_op_check(ep, &ops[i], &targets[i]);
+	for (i = 0; !ret && i < r->nops; i++)
+		ret = rmawin_op_issue(ep, &ops[i], &targets[i]);
+	mutex_unlock(&ep->lock);
+out_free:
+	kvfree(targets);
+	kvfree(ops);
+	return ret;
+}

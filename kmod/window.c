@@ -1,0 +1,616 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rmawin: windows.  A window is user memory pinned for as long as it
+ * exists (FOLL_LONGTERM, charged to RLIMIT_MEMLOCK), registered with fast
+ * registration in regions of at most the device's page-list length, and
+ * described to every member of the group: (length, disp_unit, and per
+ * region the iova and rkey).  Only members ever learn the keys.
+ *
+ * Creation is collective and ordered, so a handle is a sequence number
+ * that means the same window on every rank.  A rank whose creation fails
+ * still sends a descriptor, marked failed, so nobody waits forever.
+ */
+#include <linux/slab.h>
+#include <linux/mm.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
+#include <linux/uaccess.h>
+#include <linux/overflow.h>
+
+#include "rmawin.h"
+
+/* Windows larger than this are refused outright. */
+#define RMAWIN_WIN_MAX		BIT_ULL(40)
+/* Registrations posted before waiting for them. */
+#define RMAWIN_REG_BATCH	16
+
+/* WIN_DESC payload, sent in as many messages as the regions need. */
+struct rmawin_desc_msg {
+	u64 length;
+	u64 chunk;
+	u32 disp_unit;
+	u32 page_off;
+	u32 nmrs;
+	u32 first;
+	u32 count;
+	s32 status;
+	struct {
+		u64 iova;
+		u32 rkey;
+		u32 pad;
+	} mr[];
+};
+
+#define RMAWIN_DESC_PER_MSG \
+	((RMAWIN_CTRL_SIZE - sizeof(struct rmawin_msg_hdr) - \
+	  sizeof(struct rmawin_desc_msg)) / sizeof(((struct rmawin_desc_msg *)0)->mr[0]))
+
+static struct rmawin_win_table *rmawin_table_get(struct rmawin_group *grp, u32 id)
+{
+	struct rmawin_win_table *tbl, *old;
+
+	tbl = xa_load(&grp->tables, id);
+	if (tbl)
+		return tbl;
+	tbl = kzalloc(sizeof(*tbl), GFP_KERNEL);
+	if (!tbl)
+		return NULL;
+	tbl->remote = kvcalloc(grp->nranks, sizeof(*tbl->remote), GFP_KERNEL);
+	if (!tbl->remote) {
+		kfree(tbl);
+		return NULL;
+	}
+	old = xa_cmpxchg(&grp->tables, id, NULL, tbl, GFP_KERNEL);
+	if (old) {
+		kvfree(tbl->remote);
+		kfree(tbl);
+		return xa_is_err(old) ? NULL : old;
+	}
+	return tbl;
+}
+
+static void rmawin_table_free(struct rmawin_group *grp, struct rmawin_win_table *tbl)
+{
+	u32 i;
+
+	if (!tbl)
+		return;
+	for (i = 0; i < grp->nranks; i++)
+		kvfree(tbl->remote[i].mrs);
+	kvfree(tbl->remote);
+	kfree(tbl);
+}
+
+/**
+ * rmawin_tables_free() - free descriptor tables no window took
+ * @grp: the group, being destroyed
+ */
+void rmawin_tables_free(struct rmawin_group *grp)
+{
+	struct rmawin_win_table *tbl;
+	unsigned long id;
+
+	xa_for_each(&grp->tables, id, tbl)
+		rmawin_table_free(grp, tbl);
+	xa_destroy(&grp->tables);
+}
+
+/* Check one fragment against what earlier ones said; fill it in. */
+static int rmawin_desc_apply(struct rmawin_remote *r, const struct rmawin_desc_msg *d,
+			     u16 len)
+{
+	u32 i;
+
+	if (len < sizeof(*d) || d->count > RMAWIN_DESC_PER_MSG ||
+	    len < sizeof(*d) + d->count * sizeof(d->mr[0]) ||
+	    d->first > d->nmrs || d->count > d->nmrs - d->first)
+		return -EPROTO;
+	if (!r->mrs && !r->got) {
+		if (d->status) {
+			r->length = 0;
+			r->disp_unit = 0;	/* marks the peer's failure */
+			r->nmrs = 0;
+			return 0;
+		}
+		if (!d->disp_unit || d->page_off >= PAGE_SIZE)
+			return -EPROTO;
+		r->length = d->length;
+		r->chunk = d->chunk;
+		r->disp_unit = d->disp_unit;
+		r->page_off = d->page_off;
+		r->nmrs = d->nmrs;
+		if (r->nmrs) {
+			r->mrs = kvcalloc(r->nmrs, sizeof(*r->mrs), GFP_KERNEL);
+			if (!r->mrs)
+				return -ENOMEM;
+		}
+	} else if (d->nmrs != r->nmrs) {
+		return -EPROTO;
+	}
+	for (i = 0; i < d->count; i++) {
+		r->mrs[d->first + i].iova = d->mr[i].iova;
+		r->mrs[d->first + i].rkey = d->mr[i].rkey;
+	}
+	r->got += d->count;
+	return 0;
+}
+
+static bool rmawin_remote_complete(const struct rmawin_remote *r)
+{
+	return !r->disp_unit || r->got == r->nmrs;
+}
+
+/**
+ * rmawin_win_desc_recv() - a fragment of a peer's window descriptor
+ * @peer: the sender
+ * @win_id: the window handle
+ * @payload: struct rmawin_desc_msg
+ * @len: payload bytes
+ *
+ * Context: completion (workqueue) context; may sleep.
+ */
+void rmawin_win_desc_recv(struct rmawin_peer *peer, u32 win_id,
+			  const void *payload, u16 len)
+{
+	struct rmawin_group *grp = peer->grp;
+	struct rmawin_win_table *tbl;
+	struct rmawin_remote *r;
+	bool was_complete;
+	int ret;
+
+	tbl = rmawin_table_get(grp, win_id);
+	if (!tbl) {
+		rmawin_peer_fail(peer, -ENOMEM);
+		return;
+	}
+	r = &tbl->remote[peer->rank];
+	/* a peer sends one descriptor per window: fragments never race */
+	was_complete = r->got && rmawin_remote_complete(r);
+	ret = was_complete ? -EPROTO : rmawin_desc_apply(r, payload, len);
+	if (ret) {
+		rmawin_peer_fail(peer, ret);
+		return;
+	}
+	if (rmawin_remote_complete(r)) {
+		spin_lock_irq(&grp->lock);
+		tbl->complete++;
+		spin_unlock_irq(&grp->lock);
+		wake_up_all(&grp->ep->wq);
+	}
+}
+
+static int rmawin_win_pin(struct rmawin_win *win)
+{
+	unsigned long first = win->base >> PAGE_SHIFT;
+	unsigned long last = (win->base + win->length - 1) >> PAGE_SHIFT;
+	unsigned long limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
+	unsigned long done = 0;
+	int ret;
+
+	win->npages = last - first + 1;
+	win->pages = kvcalloc(win->npages, sizeof(*win->pages), GFP_KERNEL);
+	if (!win->pages)
+		return -ENOMEM;
+	win->mm = current->mm;
+	mmgrab(win->mm);
+	if (!capable(CAP_IPC_LOCK) &&
+	    atomic64_add_return(win->npages, &win->mm->pinned_vm) > limit) {
+		atomic64_sub(win->npages, &win->mm->pinned_vm);
+		ret = -ENOMEM;
+		goto err_drop_mm;
+	}
+	if (capable(CAP_IPC_LOCK))
+		atomic64_add(win->npages, &win->mm->pinned_vm);
+
+	while (done < win->npages) {
+		ret = pin_user_pages_fast((first + done) << PAGE_SHIFT,
+					  win->npages - done,
+					  FOLL_WRITE | FOLL_LONGTERM,
+					  win->pages + done);
+		if (ret <= 0) {
+			ret = ret ?: -EFAULT;
+			goto err_unpin;
+		}
+		done += ret;
+		if (fatal_signal_pending(current)) {
+			ret = -EINTR;
+			goto err_unpin;
+		}
+	}
+	atomic_long_add(win->npages, &rmawin_stats.pinned_pages);
+	return 0;
+
+err_unpin:
+	unpin_user_pages(win->pages, done);
+	atomic64_sub(win->npages, &win->mm->pinned_vm);
+err_drop_mm:
+	mmdrop(win->mm);
+	win->mm = NULL;
+	kvfree(win->pages);
+	win->pages = NULL;
+	win->npages = 0;
+	return ret;
+}
+
+static void rmawin_win_unpin(struct rmawin_win *win)
+{
+	if (!win->pages)
+		return;
+	/* the peers may have written anywhere in it */
+	unpin_user_pages_dirty_lock(win->pages, win->npages, true);
+	atomic64_sub(win->npages, &win->mm->pinned_vm);
+	atomic_long_sub(win->npages, &rmawin_stats.pinned_pages);
+	mmdrop(win->mm);
+	kvfree(win->pages);
+	win->pages = NULL;
+}
+
+static u32 rmawin_chunk_pages(struct rmawin_ep *ep)
+{
+	return min_t(u32, ep->dev->ibdev->attrs.max_fast_reg_page_list_len, 512);
+}
+
+static int rmawin_chunk_map(struct rmawin_win *win, struct rmawin_mr_chunk *c, u32 i)
+{
+	struct ib_device *ibdev = win->ep->dev->ibdev;
+	u32 cp = rmawin_chunk_pages(win->ep);
+	unsigned long first = (unsigned long)i * cp;
+	unsigned long n = min_t(unsigned long, cp, win->npages - first);
+	u32 off = i ? 0 : offset_in_page(win->base);
+	u64 start = i ? (u64)first * PAGE_SIZE - offset_in_page(win->base) : 0;
+	u64 bytes = min_t(u64, (u64)n * PAGE_SIZE - off, win->length - start);
+	int ret, nents;
+
+	ret = sg_alloc_table_from_pages(&c->sgt, win->pages + first, n, off, bytes,
+					GFP_KERNEL);
+	if (ret)
+		return ret;
+	ret = ib_dma_map_sgtable_attrs(ibdev, &c->sgt, DMA_BIDIRECTIONAL, 0);
+	if (ret)
+		goto err_free_sgt;
+	c->mr = ib_alloc_mr(win->ep->pd, IB_MR_TYPE_MEM_REG, cp);
+	if (IS_ERR(c->mr)) {
+		ret = PTR_ERR(c->mr);
+		c->mr = NULL;
+		goto err_unmap;
+	}
+	atomic_inc(&rmawin_stats.mrs);
+	ib_update_fast_reg_key(c->mr, ib_inc_rkey(c->mr->rkey));
+	nents = ib_map_mr_sg(c->mr, c->sgt.sgl, c->sgt.nents, NULL, PAGE_SIZE);
+	if (nents != c->sgt.nents) {
+		ret = nents < 0 ? nents : -EINVAL;
+		goto err_dereg;
+	}
+	return 0;
+
+err_dereg:
+	ib_dereg_mr(c->mr);
+	c->mr = NULL;
+	atomic_dec(&rmawin_stats.mrs);
+err_unmap:
+	ib_dma_unmap_sgtable_attrs(ibdev, &c->sgt, DMA_BIDIRECTIONAL, 0);
+err_free_sgt:
+	sg_free_table(&c->sgt);
+	return ret;
+}
+
+static void rmawin_chunk_unmap(struct rmawin_win *win, struct rmawin_mr_chunk *c)
+{
+	if (!c->mr)
+		return;
+	ib_dereg_mr(c->mr);
+	atomic_dec(&rmawin_stats.mrs);
+	ib_dma_unmap_sgtable_attrs(win->ep->dev->ibdev, &c->sgt, DMA_BIDIRECTIONAL, 0);
+	sg_free_table(&c->sgt);
+	c->mr = NULL;
+}
+
+struct rmawin_reg_wait {
+	struct ib_cqe cqe;
+	struct completion done;
+	int status;
+};
+
+static void rmawin_reg_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct rmawin_reg_wait *w = container_of(wc->wr_cqe, struct rmawin_reg_wait, cqe);
+
+	w->status = wc->status == IB_WC_SUCCESS ? 0 : -EIO;
+	complete(&w->done);
+}
+
+/* Any connected peer's QP will do: registration is local to our device. */
+static struct rmawin_peer *rmawin_reg_peer(struct rmawin_group *grp)
+{
+	u32 i;
+
+	for (i = 0; i < grp->nranks; i++)
+		if (i != grp->rank && READ_ONCE(grp->peers[i].state) == RMAWIN_PEER_CONNECTED)
+			return &grp->peers[i];
+	return NULL;
+}
+
+/* Post IB_WR_REG_MR for chunks [first, first + n), the last signaled. */
+static int rmawin_reg_batch(struct rmawin_win *win, u32 first, u32 n)
+{
+	struct rmawin_peer *peer = rmawin_reg_peer(win->ep->group);
+	struct ib_reg_wr wrs[RMAWIN_REG_BATCH];
+	struct rmawin_reg_wait w;
+	u32 i;
+	int ret;
+
+	if (!peer)
+		return -ECONNRESET;
+	memset(wrs, 0, sizeof(wrs));
+	w.cqe.done = rmawin_reg_done;
+	init_completion(&w.done);
+	for (i = 0; i < n; i++) {
+		struct ib_reg_wr *wr = &wrs[i];
+
+		wr->wr.opcode = IB_WR_REG_MR;
+		wr->wr.wr_cqe = &w.cqe;
+		wr->wr.next = i + 1 < n ? &wrs[i + 1].wr : NULL;
+		wr->wr.send_flags = i + 1 < n ? 0 : IB_SEND_SIGNALED;
+		wr->mr = win->chunks[first + i].mr;
+		wr->key = wr->mr->rkey;
+		wr->access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ |
+			     IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_ATOMIC;
+	}
+	ret = ib_post_send(peer->qp, &wrs[0].wr, NULL);
+	if (ret)
+		return ret;
+	/* the device completes it or the QP's teardown flushes it: no timeout */
+	wait_for_completion(&w.done);
+	return w.status;
+}
+
+static int rmawin_win_register(struct rmawin_win *win)
+{
+	u32 cp = rmawin_chunk_pages(win->ep), i, n;
+	int ret;
+
+	win->nchunks = DIV_ROUND_UP(win->npages, cp);
+	win->chunks = kvcalloc(win->nchunks, sizeof(*win->chunks), GFP_KERNEL);
+	if (!win->chunks)
+		return -ENOMEM;
+	for (i = 0; i < win->nchunks; i++) {
+		ret = rmawin_chunk_map(win, &win->chunks[i], i);
+		if (ret)
+			return ret;
+	}
+	for (i = 0; i < win->nchunks; i += n) {
+		n = min_t(u32, RMAWIN_REG_BATCH, win->nchunks - i);
+		ret = rmawin_reg_batch(win, i, n);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static void rmawin_win_unregister(struct rmawin_win *win)
+{
+	u32 i;
+
+	for (i = 0; i < win->nchunks; i++)
+		rmawin_chunk_unmap(win, &win->chunks[i]);
+	kvfree(win->chunks);
+	win->chunks = NULL;
+	win->nchunks = 0;
+}
+
+static int rmawin_win_send_desc(struct rmawin_win *win, int status)
+{
+	struct rmawin_group *grp = win->ep->group;
+	struct rmawin_desc_msg *d;
+	u32 i, first = 0, k;
+	int ret = 0;
+
+	d = kzalloc(RMAWIN_CTRL_SIZE, GFP_KERNEL);
+	if (!d)
+		return -ENOMEM;
+	d->length = win->length;
+	d->chunk = (u64)rmawin_chunk_pages(win->ep) * PAGE_SIZE;
+	d->disp_unit = win->disp_unit;
+	d->page_off = offset_in_page(win->base);
+	d->nmrs = status ? 0 : win->nchunks;
+	d->status = status;
+	do {
+		d->first = first;
+		d->count = min_t(u32, d->nmrs - first, RMAWIN_DESC_PER_MSG);
+		for (k = 0; k < d->count; k++) {
+			struct ib_mr *mr = win->chunks[first + k].mr;
+
+			d->mr[k].iova = mr->iova;
+			d->mr[k].rkey = mr->rkey;
+		}
+		for (i = 0; i < grp->nranks && !ret; i++)
+			if (i != grp->rank)
+				ret = rmawin_msg_send(&grp->peers[i], RMAWIN_MSG_WIN_DESC,
+						      win->id, d, sizeof(*d) +
+						      d->count * sizeof(d->mr[0]));
+		first += d->count;
+	} while (!ret && first < d->nmrs);
+	kfree(d);
+	return ret;
+}
+
+static bool rmawin_descs_done(struct rmawin_group *grp, struct rmawin_win_table *tbl)
+{
+	return READ_ONCE(tbl->complete) == grp->nranks - 1 || READ_ONCE(grp->error) ||
+	       READ_ONCE(grp->ep->dev->dead);
+}
+
+/* Wait for every peer's descriptor; a peer that failed fails us too. */
+static int rmawin_win_wait_descs(struct rmawin_win *win)
+{
+	struct rmawin_group *grp = win->ep->group;
+	u32 i;
+
+	if (wait_event_killable(grp->ep->wq, rmawin_descs_done(grp, win->tbl)))
+		return -EINTR;
+	if (READ_ONCE(grp->ep->dev->dead))
+		return -ENODEV;
+	if (win->tbl->complete != grp->nranks - 1)
+		return grp->error;
+	for (i = 0; i < grp->nranks; i++)
+		if (i != grp->rank && !win->tbl->remote[i].disp_unit)
+			return -EREMOTEIO;
+	return 0;
+}
+
+static void rmawin_win_destroy(struct rmawin_win *win)
+{
+	rmawin_win_reap(win, false);
+	rmawin_win_unregister(win);
+	rmawin_win_unpin(win);
+	if (win->tbl)
+		rmawin_table_free(win->ep->group, win->tbl);
+	kfree(win);
+	atomic_dec(&rmawin_stats.windows);
+}
+
+/* Pin and register locally; the error, if any, goes to the peers too. */
+static int rmawin_win_setup(struct rmawin_win *win)
+{
+	int ret = 0;
+
+	if (win->length)
+		ret = rmawin_win_pin(win);
+	if (!ret && win->length && win->ep->group->nranks > 1)
+		ret = rmawin_win_register(win);
+	return ret;
+}
+
+/**
+ * rmawin_ioctl_win_create() - RMAWIN_IOC_WIN_CREATE
+ * @ep: the endpoint
+ * @arg: struct rmawin_win_create, already copied in
+ *
+ * Return: 0 or a negative errno as the uAPI header documents.
+ */
+int rmawin_ioctl_win_create(struct rmawin_ep *ep, void *arg)
+{
+	struct rmawin_win_create *c = arg;
+	struct rmawin_group *grp;
+	struct rmawin_win *win;
+	u64 end;
+	int ret, send_ret;
+
+	if (c->flags || c->reserved || !c->disp_unit)
+		return -EINVAL;
+	if (c->length > RMAWIN_WIN_MAX || check_add_overflow(c->base, c->length, &end) ||
+	    (c->length && !access_ok(u64_to_user_ptr(c->base), c->length)))
+		return -EFAULT;
+
+	mutex_lock(&ep->lock);
+	ret = rmawin_ep_check_group(ep);
+	if (ret)
+		goto out_unlock;
+	grp = ep->group;
+	win = kzalloc(sizeof(*win), GFP_KERNEL);
+	if (!win) {
+		ret = -ENOMEM;
+		goto out_unlock;
+	}
+	atomic_inc(&rmawin_stats.windows);
+	win->ep = ep;
+	win->id = ep->next_win++;
+	win->base = c->base;
+	win->length = c->length;
+	win->disp_unit = c->disp_unit;
+	spin_lock_init(&win->lock);
+	INIT_LIST_HEAD(&win->reqs);
+
+	ret = rmawin_win_setup(win);
+	if (grp->nranks > 1) {
+		win->tbl = rmawin_table_get(grp, win->id);
+		send_ret = win->tbl ? rmawin_win_send_desc(win, ret) : -ENOMEM;
+		ret = ret ?: send_ret;
+		if (!ret)
+			ret = rmawin_win_wait_descs(win);
+		xa_erase(&grp->tables, win->id);
+	}
+	if (!ret)
+		ret = xa_err(xa_store(&ep->wins, win->id, win, GFP_KERNEL));
+	if (ret) {
+		rmawin_win_destroy(win);
+		goto out_unlock;
+	}
+	c->win = win->id;
+out_unlock:
+	mutex_unlock(&ep->lock);
+	return ret;
+}
+
+/**
+ * rmawin_win_lookup() - a window by handle
+ * @ep: the endpoint, locked
+ * @id: the handle
+ *
+ * Return: the window or NULL.
+ */
+struct rmawin_win *rmawin_win_lookup(struct rmawin_ep *ep, u32 id)
+{
+	lockdep_assert_held(&ep->lock);
+	return xa_load(&ep->wins, id);
+}
+
+/**
+ * rmawin_ioctl_win_free() - RMAWIN_IOC_WIN_FREE
+ * @ep: the endpoint
+ * @arg: struct rmawin_win_free, already copied in
+ *
+ * Return: 0 or a negative errno as the uAPI header documents.
+ */
+int rmawin_ioctl_win_free(struct rmawin_ep *ep, void *arg)
+{
+	struct rmawin_win_free *f = arg;
+	struct rmawin_win *win;
+	int ret, bret;
+
+	if (f->flags || f->reserved)
+		return -EINVAL;
+	mutex_lock(&ep->lock);
+	ret = rmawin_ep_check_group(ep);
+	if (ret)
+		goto out_unlock;
+	win = xa_load(&ep->wins, f->win);
+	if (!win) {
+		ret = -ENOENT;
+		goto out_unlock;
+	}
+	ret = rmawin_win_complete(win);
+	/* nobody may still be reaching into it when its pages go */
+	bret = rmawin_group_barrier(ep->group);
+	if (bret) {
+		/*
+		 * A peer may still hold our keys: only tearing the whole group
+		 * down (which frees every window after its queue pairs are
+		 * drained) makes the pages safe to release.
+		 */
+		rmawin_group_destroy(ep->group);
+		ep->group = NULL;
+	} else {
+		xa_erase(&ep->wins, f->win);
+		rmawin_win_destroy(win);
+	}
+	ret = ret ?: bret;
+out_unlock:
+	mutex_unlock(&ep->lock);
+	return ret;
+}
+
+/**
+ * rmawin_wins_destroy_all() - release every window of an endpoint
+ * @ep: the endpoint, locked, whose queue pairs are already drained
+ */
+void rmawin_wins_destroy_all(struct rmawin_ep *ep)
+{
+	struct rmawin_win *win;
+	unsigned long id;
+
+	xa_for_each(&ep->wins, id, win) {
+		xa_erase(&ep->wins, id);
+		rmawin_win_destroy(win);
+	}
+}
