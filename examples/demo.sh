@@ -71,7 +71,7 @@ echo "demo: tools/vm --timeout $TIMEOUT -- tools/rmarun -n $NRANKS -- examples/h
 set +e
 # shellcheck disable=SC2016
 tools/vm --timeout "$TIMEOUT" -- \
-	sh -c 'export RMAWIN_IBDEV="${RMAWIN_IBDEV:-$RMAWIN_VM_IBDEV}"; exec "$@"' sh \
+	sh -c 'exec "$@"' sh \
 	tools/rmarun -n "$NRANKS" -- examples/halo -o "$stage/halo" "$@" 2>&1 |
 	tee "$stage/halo.log"
 rc=${PIPESTATUS[0]}

@@ -3,6 +3,7 @@
 # their soft-RoCE device through /dev/rmawin, and RDMA traffic crosses the
 # wire (perftest's ib_write_lat, node 1 the client of node 0).  TAP output.
 set -uo pipefail
+cd "$(dirname "$0")/../.."
 
 node=${RMAWIN_VM_NODE:?run me with tools/vm --nodes 2}
 IFS=, read -r -a addrs <<<"${RMAWIN_VM_ADDRS:?}"
@@ -22,7 +23,7 @@ check() {
 }
 
 echo "TAP version 13"
-echo "1..3"
+echo "1..5"
 check "wire: two guests" test "${#addrs[@]}" -eq 2
 check "wire: $ibdev active on node $node" \
 	sh -c "rdma link show $ibdev/1 | grep -q 'state ACTIVE'"
@@ -47,4 +48,10 @@ else
 	check "wire: ib_write_lat client to ${addrs[0]}" lat
 	grep -E '^ +[0-9]+ +[0-9]+' /tmp/lat.log | sed 's/^/# /'
 fi
+
+# rmawin itself across the wire: 2 ranks per guest, 4 in all.
+check "wire: hello, 4 ranks on 2 guests" \
+	selftests/rmawin/spread.sh 2 23000 examples/hello
+check "wire: halo exchange, 4 ranks on 2 guests, checked against serial" \
+	selftests/rmawin/spread.sh 2 23100 examples/halo -i 200
 exit $failed

@@ -1,0 +1,29 @@
+#!/bin/bash
+# The examples as tests, in one guest: hello (every rank puts into every
+# other rank's window and checks what it received) on 2, 4 and 8 ranks,
+# and the halo exchange on 4 ranks, checked against the serial solve.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+
+n=0 failed=0
+check() {
+	local desc=$1 out
+	shift
+	n=$((n + 1))
+	if out=$("$@" 2>&1); then
+		echo "ok $n $desc"
+	else
+		echo "not ok $n $desc"
+		failed=1
+	fi
+	sed 's/^/# /' <<<"$out" | tail -n 12
+}
+
+echo "TAP version 13"
+echo "1..4"
+check "examples: hello on 2 ranks" tools/rmarun -n 2 --port 24000 -- examples/hello
+check "examples: hello on 4 ranks" tools/rmarun -n 4 --port 24100 -- examples/hello
+check "examples: hello on 8 ranks" tools/rmarun -n 8 --port 24200 -- examples/hello
+check "examples: halo on 4 ranks matches the serial solve" \
+	tools/rmarun -n 4 --port 24300 -- examples/halo -i 300
+exit $failed
