@@ -27,7 +27,7 @@ lib: deps
 selftests: deps lib
 	$(MAKE) -C selftests/rmawin LINUX_SRC=$(LINUX_SRC)
 
-tools: deps
+tools: deps lib
 	$(MAKE) -C tools
 
 examples: deps lib

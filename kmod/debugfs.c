@@ -17,7 +17,7 @@ static int rmawin_stats_show(struct seq_file *m, void *unused)
 	seq_printf(m, "pds %d\n", atomic_read(&rmawin_stats.pds));
 	seq_printf(m, "groups %d\n", atomic_read(&rmawin_stats.groups));
 	seq_printf(m, "qps %d\n", atomic_read(&rmawin_stats.qps));
-	seq_printf(m, "windows %d\n", atomic_read(&rmawin_stats.windows));
+	seq_printf(m, "windows %ld\n", atomic_long_read(&rmawin_stats.windows));
 	seq_printf(m, "mrs %d\n", atomic_read(&rmawin_stats.mrs));
 	seq_printf(m, "pinned_pages %ld\n", atomic_long_read(&rmawin_stats.pinned_pages));
 	seq_printf(m, "reqs %d\n", atomic_read(&rmawin_stats.reqs));
@@ -26,6 +26,51 @@ static int rmawin_stats_show(struct seq_file *m, void *unused)
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(rmawin_stats);
+
+static int rmawin_ep_stats_show(struct seq_file *m, void *unused)
+{
+	struct rmawin_ep *ep = m->private;
+	struct rmawin_group *grp;
+
+	/* the lock keeps the group from going away under us */
+	mutex_lock(&ep->lock);
+	grp = ep->group;
+	seq_printf(m, "pid %d\n", pid_nr(ep->pid));
+	seq_printf(m, "device %s\n", ep->dev ? dev_name(&ep->dev->ibdev->dev) :
+		   ep->detached ? "(removed)" : "(none)");
+	seq_printf(m, "rank %d\n", grp ? (int)grp->rank : -1);
+	seq_printf(m, "nranks %u\n", grp ? grp->nranks : 0);
+	seq_printf(m, "peers_connected %d\n", grp ? atomic_read(&grp->nconnected) : 0);
+	seq_printf(m, "windows %ld\n", atomic_long_read(&ep->counters.windows));
+	seq_printf(m, "pinned_pages %ld\n", atomic_long_read(&ep->counters.pinned_pages));
+	seq_printf(m, "ops %ld\n", atomic_long_read(&ep->counters.ops));
+	seq_printf(m, "errors %ld\n", atomic_long_read(&ep->counters.errors));
+	mutex_unlock(&ep->lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(rmawin_ep_stats);
+
+/**
+ * rmawin_debugfs_ep_add() - /sys/kernel/debug/rmawin/ep<id>
+ * @ep: a new endpoint
+ */
+void rmawin_debugfs_ep_add(struct rmawin_ep *ep)
+{
+	char name[24];
+
+	snprintf(name, sizeof(name), "ep%u", ep->id);
+	ep->debugfs = debugfs_create_file(name, 0444, rmawin_debugfs_root, ep,
+					  &rmawin_ep_stats_fops);
+}
+
+/**
+ * rmawin_debugfs_ep_remove() - remove the endpoint's file
+ * @ep: the endpoint; waits for readers of its file to finish
+ */
+void rmawin_debugfs_ep_remove(struct rmawin_ep *ep)
+{
+	debugfs_remove(ep->debugfs);
+}
 
 /* debugfs is best effort: the module works without it */
 void rmawin_debugfs_init(void)

@@ -6,6 +6,8 @@
  */
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/pid.h>
+#include <linux/sched.h>
 
 #include "rmawin.h"
 
@@ -24,7 +26,9 @@ struct rmawin_ep *rmawin_ep_alloc(void)
 	init_waitqueue_head(&ep->wq);
 	xa_init(&ep->wins);
 	ep->id = atomic_inc_return(&rmawin_ep_ids);
+	ep->pid = get_pid(task_tgid(current));
 	atomic_inc(&rmawin_stats.endpoints);
+	rmawin_debugfs_ep_add(ep);
 	return ep;
 }
 
@@ -34,6 +38,7 @@ static void rmawin_ep_free(struct kref *ref)
 
 	mutex_destroy(&ep->lock);
 	xa_destroy(&ep->wins);
+	put_pid(ep->pid);
 	kfree(ep);
 	atomic_dec(&rmawin_stats.endpoints);
 }
@@ -93,6 +98,8 @@ void rmawin_ep_detach(struct rmawin_ep *ep, struct rmawin_dev *rdev)
  */
 void rmawin_ep_release(struct rmawin_ep *ep)
 {
+	/* first, so that no reader of the file takes the lock below */
+	rmawin_debugfs_ep_remove(ep);
 	mutex_lock(&ep->lock);
 	rmawin_ep_unbind_locked(ep);
 	mutex_unlock(&ep->lock);

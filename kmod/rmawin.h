@@ -60,6 +60,9 @@ struct rmawin_dev {
  * @wins: windows by handle
  * @next_win: handle of the next window created (the same on every rank,
  *	since creation is collective and ordered)
+ * @counters: this endpoint's share of the counters in struct rmawin_stats
+ * @debugfs: its file under /sys/kernel/debug/rmawin/
+ * @pid: the process that opened it
  */
 struct rmawin_ep {
 	struct kref ref;
@@ -74,6 +77,14 @@ struct rmawin_ep {
 	wait_queue_head_t wq;
 	struct xarray wins;
 	u32 next_win;
+	struct rmawin_ep_counters {
+		atomic_long_t windows;
+		atomic_long_t pinned_pages;
+		atomic_long_t ops;
+		atomic_long_t errors;
+	} counters;
+	struct dentry *debugfs;
+	struct pid *pid;
 };
 
 /* Control messages: small SEND/RECV messages between the kernels of a group. */
@@ -355,7 +366,7 @@ struct rmawin_stats {
 	atomic_t pds;
 	atomic_t groups;
 	atomic_t qps;
-	atomic_t windows;
+	atomic_long_t windows;
 	atomic_t mrs;
 	atomic_long_t pinned_pages;
 	atomic_t reqs;
@@ -364,6 +375,14 @@ struct rmawin_stats {
 };
 
 extern struct rmawin_stats rmawin_stats;
+
+/* Count in the endpoint's counters and in the module's. */
+#define rmawin_count(ep, field, n)					\
+	do {								\
+		long __n = (n);						\
+		atomic_long_add(__n, &(ep)->counters.field);		\
+		atomic_long_add(__n, &rmawin_stats.field);		\
+	} while (0)
 
 #define rmawin_ep_dbg(ep, fmt, ...) \
 	pr_debug("ep%u: " fmt, (ep)->id, ##__VA_ARGS__)
@@ -428,5 +447,7 @@ void rmawin_chardev_exit(void);
 /* debugfs.c */
 void rmawin_debugfs_init(void);
 void rmawin_debugfs_exit(void);
+void rmawin_debugfs_ep_add(struct rmawin_ep *ep);
+void rmawin_debugfs_ep_remove(struct rmawin_ep *ep);
 
 #endif /* RMAWIN_PRIV_H */

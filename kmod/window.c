@@ -217,7 +217,7 @@ static int rmawin_win_pin(struct rmawin_win *win)
 			goto err_unpin;
 		}
 	}
-	atomic_long_add(win->npages, &rmawin_stats.pinned_pages);
+	rmawin_count(win->ep, pinned_pages, win->npages);
 	return 0;
 
 err_unpin:
@@ -239,7 +239,7 @@ static void rmawin_win_unpin(struct rmawin_win *win)
 	/* the peers may have written anywhere in it */
 	unpin_user_pages_dirty_lock(win->pages, win->npages, true);
 	atomic64_sub(win->npages, &win->mm->pinned_vm);
-	atomic_long_sub(win->npages, &rmawin_stats.pinned_pages);
+	rmawin_count(win->ep, pinned_pages, -(long)win->npages);
 	mmdrop(win->mm);
 	kvfree(win->pages);
 	win->pages = NULL;
@@ -466,7 +466,7 @@ static void rmawin_win_destroy(struct rmawin_win *win)
 	if (win->tbl)
 		rmawin_table_free(win->ep->group, win->tbl);
 	kfree(win);
-	atomic_dec(&rmawin_stats.windows);
+	rmawin_count(win->ep, windows, -1);
 }
 
 /* Pin and register locally; the error, if any, goes to the peers too. */
@@ -512,8 +512,8 @@ int rmawin_ioctl_win_create(struct rmawin_ep *ep, void *arg)
 		ret = -ENOMEM;
 		goto out_unlock;
 	}
-	atomic_inc(&rmawin_stats.windows);
 	win->ep = ep;
+	rmawin_count(ep, windows, 1);
 	win->id = ep->next_win++;
 	win->base = c->base;
 	win->length = c->length;

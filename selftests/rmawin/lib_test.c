@@ -116,6 +116,35 @@ TEST(ep_open_env)
 	EXPECT_EQ(0, rmawin_stat("endpoints"));
 }
 
+/* The status tool shows a live endpoint with its window and pinned pages. */
+TEST(status_tool_shows_endpoint)
+{
+	struct rmawin_ep_attr attr = { .rank = 0, .nranks = 1 };
+	const char *addrs[] = { "198.18.0.1:25500" };
+	static char mem[3 * 4096] __attribute__((aligned(4096)));
+	struct rmawin_win *win;
+	struct rmawin_ep *ep;
+	char out[8192];
+	size_t n;
+	FILE *f;
+
+	attr.addrs = addrs;
+	ASSERT_EQ(0, rmawin_ep_open(&attr, &ep));
+	ASSERT_EQ(0, rmawin_win_create(ep, mem, sizeof(mem), 1, 0, &win));
+	f = popen("../../tools/rmawin status", "r");
+	ASSERT_NE(NULL, f);
+	n = fread(out, 1, sizeof(out) - 1, f);
+	out[n] = 0;
+	EXPECT_EQ(0, pclose(f));
+	EXPECT_NE(NULL, strstr(out, "rxe0/1  ACTIVE")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "endpoint ")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "  windows 1\n")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "  pinned_pages 3\n")) TH_LOG("%s", out);
+	EXPECT_EQ(0, rmawin_win_free(win));
+	EXPECT_EQ(0, rmawin_ep_close(ep));
+	EXPECT_EQ(0, rmawin_stat("pinned_pages"));
+}
+
 TEST(strerror_never_null)
 {
 	int e;
