@@ -10,6 +10,22 @@
 
 static struct dentry *rmawin_debugfs_root;
 
+static const char *const rmawin_counter_names[] = {
+	[RMAWIN_CNT_WINDOWS] = "windows",
+	[RMAWIN_CNT_PINNED_PAGES] = "pinned_pages",
+	[RMAWIN_CNT_OPS] = "ops",
+	[RMAWIN_CNT_ERRORS] = "errors",
+};
+
+static void rmawin_show_counters(struct seq_file *m, atomic_long_t *c)
+{
+	int i;
+
+	BUILD_BUG_ON(ARRAY_SIZE(rmawin_counter_names) != RMAWIN_NR_COUNTERS);
+	for (i = 0; i < RMAWIN_NR_COUNTERS; i++)
+		seq_printf(m, "%s %ld\n", rmawin_counter_names[i], atomic_long_read(&c[i]));
+}
+
 static int rmawin_stats_show(struct seq_file *m, void *unused)
 {
 	seq_printf(m, "endpoints %d\n", atomic_read(&rmawin_stats.endpoints));
@@ -17,12 +33,9 @@ static int rmawin_stats_show(struct seq_file *m, void *unused)
 	seq_printf(m, "pds %d\n", atomic_read(&rmawin_stats.pds));
 	seq_printf(m, "groups %d\n", atomic_read(&rmawin_stats.groups));
 	seq_printf(m, "qps %d\n", atomic_read(&rmawin_stats.qps));
-	seq_printf(m, "windows %ld\n", atomic_long_read(&rmawin_stats.windows));
 	seq_printf(m, "mrs %d\n", atomic_read(&rmawin_stats.mrs));
-	seq_printf(m, "pinned_pages %ld\n", atomic_long_read(&rmawin_stats.pinned_pages));
 	seq_printf(m, "reqs %d\n", atomic_read(&rmawin_stats.reqs));
-	seq_printf(m, "ops %ld\n", atomic_long_read(&rmawin_stats.ops));
-	seq_printf(m, "errors %ld\n", atomic_long_read(&rmawin_stats.errors));
+	rmawin_show_counters(m, rmawin_stats.counters);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(rmawin_stats);
@@ -41,10 +54,7 @@ static int rmawin_ep_stats_show(struct seq_file *m, void *unused)
 	seq_printf(m, "rank %d\n", grp ? (int)grp->rank : -1);
 	seq_printf(m, "nranks %u\n", grp ? grp->nranks : 0);
 	seq_printf(m, "peers_connected %d\n", grp ? atomic_read(&grp->nconnected) : 0);
-	seq_printf(m, "windows %ld\n", atomic_long_read(&ep->counters.windows));
-	seq_printf(m, "pinned_pages %ld\n", atomic_long_read(&ep->counters.pinned_pages));
-	seq_printf(m, "ops %ld\n", atomic_long_read(&ep->counters.ops));
-	seq_printf(m, "errors %ld\n", atomic_long_read(&ep->counters.errors));
+	rmawin_show_counters(m, ep->counters);
 	mutex_unlock(&ep->lock);
 	return 0;
 }

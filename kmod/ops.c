@@ -126,7 +126,7 @@ static void rmawin_req_release(struct rmawin_req *req)
 			ib_dma_unmap_page(ibdev, req->dma[i], PAGE_SIZE, DMA_BIDIRECTIONAL);
 		unpin_user_pages_dirty_lock(req->pages, req->npages,
 					    req->opcode == RMAWIN_OP_GET);
-		rmawin_count(req->win->ep, pinned_pages, -(long)req->npages);
+		rmawin_count(req->win->ep, RMAWIN_CNT_PINNED_PAGES, -(long)req->npages);
 		kvfree(req->pages);
 		kvfree(req->dma);
 	}
@@ -165,7 +165,7 @@ void rmawin_win_reap(struct rmawin_win *win, bool copy_out)
 				req->status = -EFAULT;
 		}
 		if (req->status) {
-			rmawin_count(win->ep, errors, 1);
+			rmawin_count(win->ep, RMAWIN_CNT_ERRORS, 1);
 			if (!win->error)
 				win->error = req->status;
 		}
@@ -320,7 +320,7 @@ static int rmawin_req_pin(struct rmawin_req *req, u64 origin, u64 len)
 		}
 	}
 	req->npages = n;
-	rmawin_count(req->win->ep, pinned_pages, n);
+	rmawin_count(req->win->ep, RMAWIN_CNT_PINNED_PAGES, n);
 	return 0;
 }
 
@@ -490,7 +490,7 @@ static int rmawin_op_remote(struct rmawin_ep *ep, const struct rmawin_op_desc *o
 static int rmawin_op_issue(struct rmawin_ep *ep, const struct rmawin_op_desc *op,
 			   const struct rmawin_target *t)
 {
-	rmawin_count(ep, ops, 1);
+	rmawin_count(ep, RMAWIN_CNT_OPS, 1);
 	if (!op->len)
 		return 0;
 	if (op->target == ep->group->rank)

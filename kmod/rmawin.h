@@ -26,6 +26,15 @@
 
 struct rmawin_group;
 
+/* Counted per endpoint and for the whole module. */
+enum rmawin_counter {
+	RMAWIN_CNT_WINDOWS,
+	RMAWIN_CNT_PINNED_PAGES,
+	RMAWIN_CNT_OPS,
+	RMAWIN_CNT_ERRORS,
+	RMAWIN_NR_COUNTERS,
+};
+
 /**
  * struct rmawin_dev - an RDMA device rmawin's ib_client was given
  * @ibdev: the device; valid until our remove() callback returns
@@ -77,12 +86,7 @@ struct rmawin_ep {
 	wait_queue_head_t wq;
 	struct xarray wins;
 	u32 next_win;
-	struct rmawin_ep_counters {
-		atomic_long_t windows;
-		atomic_long_t pinned_pages;
-		atomic_long_t ops;
-		atomic_long_t errors;
-	} counters;
+	atomic_long_t counters[RMAWIN_NR_COUNTERS];
 	struct dentry *debugfs;
 	struct pid *pid;
 };
@@ -353,12 +357,10 @@ struct rmawin_group {
  * @pds: protection domains allocated
  * @groups: groups joined
  * @qps: queue pairs
- * @windows: windows
  * @mrs: memory regions
- * @pinned_pages: user pages pinned, by windows and by operations in flight
  * @reqs: operations in flight
- * @ops: operations issued, ever
- * @errors: operations that failed, ever
+ * @counters: enum rmawin_counter: windows, user pages pinned (by windows and
+ *	by operations in flight), operations issued, operations failed
  */
 struct rmawin_stats {
 	atomic_t endpoints;
@@ -366,23 +368,19 @@ struct rmawin_stats {
 	atomic_t pds;
 	atomic_t groups;
 	atomic_t qps;
-	atomic_long_t windows;
 	atomic_t mrs;
-	atomic_long_t pinned_pages;
 	atomic_t reqs;
-	atomic_long_t ops;
-	atomic_long_t errors;
+	atomic_long_t counters[RMAWIN_NR_COUNTERS];
 };
 
 extern struct rmawin_stats rmawin_stats;
 
 /* Count in the endpoint's counters and in the module's. */
-#define rmawin_count(ep, field, n)					\
-	do {								\
-		long __n = (n);						\
-		atomic_long_add(__n, &(ep)->counters.field);		\
-		atomic_long_add(__n, &rmawin_stats.field);		\
-	} while (0)
+static inline void rmawin_count(struct rmawin_ep *ep, enum rmawin_counter c, long n)
+{
+	atomic_long_add(n, &ep->counters[c]);
+	atomic_long_add(n, &rmawin_stats.counters[c]);
+}
 
 #define rmawin_ep_dbg(ep, fmt, ...) \
 	pr_debug("ep%u: " fmt, (ep)->id, ##__VA_ARGS__)

@@ -217,7 +217,7 @@ static int rmawin_win_pin(struct rmawin_win *win)
 			goto err_unpin;
 		}
 	}
-	rmawin_count(win->ep, pinned_pages, win->npages);
+	rmawin_count(win->ep, RMAWIN_CNT_PINNED_PAGES, win->npages);
 	return 0;
 
 err_unpin:
@@ -239,7 +239,7 @@ static void rmawin_win_unpin(struct rmawin_win *win)
 	/* the peers may have written anywhere in it */
 	unpin_user_pages_dirty_lock(win->pages, win->npages, true);
 	atomic64_sub(win->npages, &win->mm->pinned_vm);
-	rmawin_count(win->ep, pinned_pages, -(long)win->npages);
+	rmawin_count(win->ep, RMAWIN_CNT_PINNED_PAGES, -(long)win->npages);
 	mmdrop(win->mm);
 	kvfree(win->pages);
 	win->pages = NULL;
@@ -466,7 +466,7 @@ static void rmawin_win_destroy(struct rmawin_win *win)
 	if (win->tbl)
 		rmawin_table_free(win->ep->group, win->tbl);
 	kfree(win);
-	rmawin_count(win->ep, windows, -1);
+	rmawin_count(win->ep, RMAWIN_CNT_WINDOWS, -1);
 }
 
 /* Pin and register locally; the error, if any, goes to the peers too. */
@@ -513,7 +513,7 @@ int rmawin_ioctl_win_create(struct rmawin_ep *ep, void *arg)
 		goto out_unlock;
 	}
 	win->ep = ep;
-	rmawin_count(ep, windows, 1);
+	rmawin_count(ep, RMAWIN_CNT_WINDOWS, 1);
 	win->id = ep->next_win++;
 	win->base = c->base;
 	win->length = c->length;
