@@ -65,7 +65,7 @@ static const struct rmawin_ioctl_op rmawin_ioctl_ops[] = {
 	[RMAWIN_CMD_WIN_CREATE - RMAWIN_CMD_FIRST] = {
 		.handler = rmawin_ioctl_win_create,
 		.size = sizeof(struct rmawin_win_create),
-		.min_size = offsetofend(struct rmawin_win_create, reserved),
+		.min_size = offsetofend(struct rmawin_win_create, mmap_offset),
 	},
 	[RMAWIN_CMD_WIN_FREE - RMAWIN_CMD_FIRST] = {
 		.handler = rmawin_ioctl_win_free,
@@ -119,6 +119,11 @@ static long rmawin_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
 	return 0;
 }
 
+static int rmawin_mmap(struct file *filp, struct vm_area_struct *vma)
+{
+	return rmawin_win_mmap(filp->private_data, vma);
+}
+
 static int rmawin_open(struct inode *inode, struct file *filp)
 {
 	struct rmawin_ep *ep;
@@ -142,6 +147,7 @@ static const struct file_operations rmawin_fops = {
 	.release = rmawin_release,
 	.unlocked_ioctl = rmawin_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
+	.mmap = rmawin_mmap,
 	.llseek = no_llseek,
 };
 

@@ -25,6 +25,7 @@ struct rmawin_ep *rmawin_ep_alloc(void)
 	INIT_LIST_HEAD(&ep->dev_node);
 	init_waitqueue_head(&ep->wq);
 	xa_init(&ep->wins);
+	xa_init(&ep->kmems);
 	ep->id = atomic_inc_return(&rmawin_ep_ids);
 	ep->pid = get_pid(task_tgid(current));
 	atomic_inc(&rmawin_stats.endpoints);
@@ -38,6 +39,7 @@ static void rmawin_ep_free(struct kref *ref)
 
 	mutex_destroy(&ep->lock);
 	xa_destroy(&ep->wins);
+	xa_destroy(&ep->kmems);
 	put_pid(ep->pid);
 	kfree(ep);
 	atomic_dec(&rmawin_stats.endpoints);

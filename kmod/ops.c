@@ -15,6 +15,7 @@
 #include <linux/slab.h>
 #include <linux/mm.h>
 #include <linux/pagemap.h>
+#include <linux/highmem.h>
 #include <linux/uaccess.h>
 #include <linux/overflow.h>
 
@@ -260,30 +261,31 @@ static int rmawin_op_check(struct rmawin_ep *ep, const struct rmawin_op_desc *op
 	return 0;
 }
 
-/* An operation on this rank's own window: a copy, done at once. */
+/*
+ * An operation on this rank's own window: a copy between the origin and
+ * the window's pages, done at once.  Through the pages, not the window's
+ * user address, so that allocated windows need no mapping.
+ */
 static int rmawin_op_local(const struct rmawin_op_desc *op, const struct rmawin_target *t)
 {
-	u8 __user *win_mem = u64_to_user_ptr(t->win->base + t->off);
 	u8 __user *origin = u64_to_user_ptr(op->origin);
-	u8 __user *src = op->opcode == RMAWIN_OP_PUT ? origin : win_mem;
-	u8 __user *dst = op->opcode == RMAWIN_OP_PUT ? win_mem : origin;
-	u64 done, n;
-	void *buf;
-	int ret = 0;
+	struct rmawin_win *win = t->win;
+	u64 pos = t->off + offset_in_page(win->base), done, n;
+	unsigned long left;
+	void *kaddr;
 
-	buf = kmalloc(PAGE_SIZE, GFP_KERNEL);
-	if (!buf)
-		return -ENOMEM;
-	for (done = 0; done < op->len; done += n) {
-		n = min_t(u64, op->len - done, PAGE_SIZE);
-		if (copy_from_user(buf, src + done, n) ||
-		    copy_to_user(dst + done, buf, n)) {
-			ret = -EFAULT;
-			break;
-		}
+	for (done = 0; done < op->len; done += n, pos += n) {
+		n = min_t(u64, op->len - done, PAGE_SIZE - offset_in_page(pos));
+		kaddr = kmap_local_page(win->pages[pos >> PAGE_SHIFT]);
+		if (op->opcode == RMAWIN_OP_PUT)
+			left = copy_from_user(kaddr + offset_in_page(pos), origin + done, n);
+		else
+			left = copy_to_user(origin + done, kaddr + offset_in_page(pos), n);
+		kunmap_local(kaddr);
+		if (left)
+			return -EFAULT;
 	}
-	kfree(buf);
-	return ret;
+	return 0;
 }
 
 static int rmawin_req_pin(struct rmawin_req *req, u64 origin, u64 len)

@@ -69,6 +69,7 @@ struct rmawin_dev {
  * @wins: windows by handle
  * @next_win: handle of the next window created (the same on every rank,
  *	since creation is collective and ordered)
+ * @kmems: pages of allocated windows, by handle, for mmap()
  * @counters: this endpoint's share of the counters in struct rmawin_stats
  * @debugfs: its file under /sys/kernel/debug/rmawin/
  * @pid: the process that opened it
@@ -86,6 +87,7 @@ struct rmawin_ep {
 	wait_queue_head_t wq;
 	struct xarray wins;
 	u32 next_win;
+	struct xarray kmems;
 	atomic_long_t counters[RMAWIN_NR_COUNTERS];
 	struct dentry *debugfs;
 	struct pid *pid;
@@ -163,14 +165,28 @@ struct rmawin_win_table {
 };
 
 /**
+ * struct rmawin_kmem - pages the module allocated for a window
+ * @ref: the window's reference, and mmap()'s while it maps them
+ * @pages: @npages zeroed pages; mappings hold their own page references
+ * @npages: number of pages
+ */
+struct rmawin_kmem {
+	struct kref ref;
+	struct page **pages;
+	unsigned long npages;
+};
+
+/**
  * struct rmawin_win - a window
  * @ep: owner
  * @id: handle
  * @base: user address of the window
  * @length: bytes
  * @disp_unit: displacement unit of this rank's window
- * @pages: pinned pages, @npages of them
- * @npages: number of pinned pages
+ * @pages: its pages (pinned user pages, or @kmem's), @npages of them
+ * @npages: number of pages
+ * @kmem: the module's pages of an allocated window, or NULL
+ * @kmem_wanted: RMAWIN_WIN_ALLOCATE: the module allocates the pages
  * @mm: the mm the pages are charged to
  * @chunks: registered regions, @nchunks of them
  * @nchunks: number of regions
@@ -188,6 +204,8 @@ struct rmawin_win {
 	u32 disp_unit;
 	struct page **pages;
 	unsigned long npages;
+	struct rmawin_kmem *kmem;
+	bool kmem_wanted;
 	struct mm_struct *mm;
 	struct rmawin_mr_chunk *chunks;
 	u32 nchunks;
@@ -420,6 +438,7 @@ int rmawin_msg_send(struct rmawin_peer *peer, u8 type, u32 arg,
 int rmawin_ioctl_win_create(struct rmawin_ep *ep, void *arg);
 int rmawin_ioctl_win_free(struct rmawin_ep *ep, void *arg);
 struct rmawin_win *rmawin_win_lookup(struct rmawin_ep *ep, u32 id);
+int rmawin_win_mmap(struct rmawin_ep *ep, struct vm_area_struct *vma);
 void rmawin_wins_destroy_all(struct rmawin_ep *ep);
 void rmawin_win_desc_recv(struct rmawin_peer *peer, u32 win_id,
 			  const void *payload, u16 len);

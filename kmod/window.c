@@ -179,28 +179,43 @@ void rmawin_win_desc_recv(struct rmawin_peer *peer, u32 win_id,
 	}
 }
 
+/* Charge @npages to the caller's RLIMIT_MEMLOCK, as every pinning driver does. */
+static int rmawin_win_charge(struct rmawin_win *win)
+{
+	unsigned long limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
+
+	win->mm = current->mm;
+	mmgrab(win->mm);
+	if (atomic64_add_return(win->npages, &win->mm->pinned_vm) > limit &&
+	    !capable(CAP_IPC_LOCK)) {
+		atomic64_sub(win->npages, &win->mm->pinned_vm);
+		mmdrop(win->mm);
+		win->mm = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static void rmawin_win_uncharge(struct rmawin_win *win)
+{
+	atomic64_sub(win->npages, &win->mm->pinned_vm);
+	mmdrop(win->mm);
+	win->mm = NULL;
+}
+
 static int rmawin_win_pin(struct rmawin_win *win)
 {
 	unsigned long first = win->base >> PAGE_SHIFT;
-	unsigned long last = (win->base + win->length - 1) >> PAGE_SHIFT;
-	unsigned long limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
 	unsigned long done = 0;
 	int ret;
 
-	win->npages = last - first + 1;
+	win->npages = ((win->base + win->length - 1) >> PAGE_SHIFT) - first + 1;
 	win->pages = kvcalloc(win->npages, sizeof(*win->pages), GFP_KERNEL);
 	if (!win->pages)
 		return -ENOMEM;
-	win->mm = current->mm;
-	mmgrab(win->mm);
-	if (!capable(CAP_IPC_LOCK) &&
-	    atomic64_add_return(win->npages, &win->mm->pinned_vm) > limit) {
-		atomic64_sub(win->npages, &win->mm->pinned_vm);
-		ret = -ENOMEM;
-		goto err_drop_mm;
-	}
-	if (capable(CAP_IPC_LOCK))
-		atomic64_add(win->npages, &win->mm->pinned_vm);
+	ret = rmawin_win_charge(win);
+	if (ret)
+		goto err_free;
 
 	while (done < win->npages) {
 		ret = pin_user_pages_fast((first + done) << PAGE_SHIFT,
@@ -222,12 +237,69 @@ static int rmawin_win_pin(struct rmawin_win *win)
 
 err_unpin:
 	unpin_user_pages(win->pages, done);
-	atomic64_sub(win->npages, &win->mm->pinned_vm);
-err_drop_mm:
-	mmdrop(win->mm);
-	win->mm = NULL;
+	rmawin_win_uncharge(win);
+err_free:
 	kvfree(win->pages);
 	win->pages = NULL;
+	win->npages = 0;
+	return ret;
+}
+
+static void rmawin_kmem_free(struct kref *ref)
+{
+	struct rmawin_kmem *kmem = container_of(ref, struct rmawin_kmem, ref);
+	unsigned long i;
+
+	/* pages still mapped somewhere live on with the mapping's reference */
+	for (i = 0; kmem->pages && i < kmem->npages; i++)
+		if (kmem->pages[i])
+			put_page(kmem->pages[i]);
+	kvfree(kmem->pages);
+	kfree(kmem);
+}
+
+/* RMAWIN_WIN_ALLOCATE: zeroed pages of ours, mapped by the process later. */
+static int rmawin_win_alloc_pages(struct rmawin_win *win)
+{
+	struct rmawin_kmem *kmem;
+	unsigned long i;
+	int ret;
+
+	win->npages = DIV_ROUND_UP(win->length, PAGE_SIZE);
+	ret = rmawin_win_charge(win);
+	if (ret)
+		goto err_zero;
+	kmem = kzalloc(sizeof(*kmem), GFP_KERNEL);
+	if (!kmem)
+		goto err_uncharge;
+	kref_init(&kmem->ref);
+	kmem->npages = win->npages;
+	kmem->pages = kvcalloc(kmem->npages, sizeof(*kmem->pages), GFP_KERNEL);
+	if (!kmem->pages)
+		goto err_put;
+	for (i = 0; i < kmem->npages; i++) {
+		kmem->pages[i] = alloc_page(GFP_KERNEL | __GFP_ZERO);
+		if (!kmem->pages[i])
+			goto err_put;
+	}
+	ret = xa_insert(&win->ep->kmems, win->id, kmem, GFP_KERNEL);
+	if (ret)
+		goto err_put_ret;
+	win->kmem = kmem;
+	win->pages = kmem->pages;
+	rmawin_count(win->ep, RMAWIN_CNT_PINNED_PAGES, win->npages);
+	return 0;
+
+err_put:
+	ret = -ENOMEM;
+err_put_ret:
+	kref_put(&kmem->ref, rmawin_kmem_free);
+	rmawin_win_uncharge(win);
+	goto err_zero;
+err_uncharge:
+	rmawin_win_uncharge(win);
+	ret = -ENOMEM;
+err_zero:
 	win->npages = 0;
 	return ret;
 }
@@ -236,13 +308,56 @@ static void rmawin_win_unpin(struct rmawin_win *win)
 {
 	if (!win->pages)
 		return;
-	/* the peers may have written anywhere in it */
-	unpin_user_pages_dirty_lock(win->pages, win->npages, true);
-	atomic64_sub(win->npages, &win->mm->pinned_vm);
+	if (win->kmem) {
+		xa_erase(&win->ep->kmems, win->id);
+		kref_put(&win->kmem->ref, rmawin_kmem_free);
+		win->kmem = NULL;
+	} else {
+		/* the peers may have written anywhere in it */
+		unpin_user_pages_dirty_lock(win->pages, win->npages, true);
+		kvfree(win->pages);
+	}
 	rmawin_count(win->ep, RMAWIN_CNT_PINNED_PAGES, -(long)win->npages);
-	mmdrop(win->mm);
-	kvfree(win->pages);
+	rmawin_win_uncharge(win);
 	win->pages = NULL;
+}
+
+/**
+ * rmawin_win_mmap() - map an allocated window's pages
+ * @ep: the endpoint
+ * @vma: a shared mapping at the window's mmap_offset, at most its size
+ *
+ * Context: mmap_lock held; does not take the endpoint's lock, which is
+ * held while faulting user memory in.
+ * Return: 0, -EINVAL for a private mapping, an unknown offset or a size
+ * beyond the window, or the error of vm_insert_page().
+ */
+int rmawin_win_mmap(struct rmawin_ep *ep, struct vm_area_struct *vma)
+{
+	u64 off = (u64)vma->vm_pgoff << PAGE_SHIFT;
+	struct rmawin_kmem *kmem;
+	unsigned long i;
+	int ret = 0;
+
+	if (!(vma->vm_flags & VM_SHARED) || !(off >> 32) || (u32)off)
+		return -EINVAL;
+	xa_lock(&ep->kmems);
+	kmem = xa_load(&ep->kmems, (off >> 32) - 1);
+	if (kmem)
+		kref_get(&kmem->ref);
+	xa_unlock(&ep->kmems);
+	if (!kmem)
+		return -EINVAL;
+	if (vma_pages(vma) > kmem->npages) {
+		ret = -EINVAL;
+		goto out_put;
+	}
+	vma->vm_flags |= VM_DONTEXPAND | VM_DONTDUMP;
+	for (i = 0; i < vma_pages(vma) && !ret; i++)
+		ret = vm_insert_page(vma, vma->vm_start + i * PAGE_SIZE, kmem->pages[i]);
+out_put:
+	kref_put(&kmem->ref, rmawin_kmem_free);
+	return ret;
 }
 
 static u32 rmawin_chunk_pages(struct rmawin_ep *ep)
@@ -474,7 +589,9 @@ static int rmawin_win_setup(struct rmawin_win *win)
 {
 	int ret = 0;
 
-	if (win->length)
+	if (win->length && win->kmem_wanted)
+		ret = rmawin_win_alloc_pages(win);
+	else if (win->length)
 		ret = rmawin_win_pin(win);
 	if (!ret && win->length && win->ep->group->nranks > 1)
 		ret = rmawin_win_register(win);
@@ -496,7 +613,9 @@ int rmawin_ioctl_win_create(struct rmawin_ep *ep, void *arg)
 	u64 end;
 	int ret, send_ret;
 
-	if (c->flags || c->reserved || !c->disp_unit)
+	if (c->flags & ~RMAWIN_WIN_ALLOCATE || c->mmap_offset || !c->disp_unit)
+		return -EINVAL;
+	if (c->flags & RMAWIN_WIN_ALLOCATE && c->base)
 		return -EINVAL;
 	if (c->length > RMAWIN_WIN_MAX || check_add_overflow(c->base, c->length, &end) ||
 	    (c->length && !access_ok(u64_to_user_ptr(c->base), c->length)))
@@ -518,6 +637,7 @@ int rmawin_ioctl_win_create(struct rmawin_ep *ep, void *arg)
 	win->base = c->base;
 	win->length = c->length;
 	win->disp_unit = c->disp_unit;
+	win->kmem_wanted = c->flags & RMAWIN_WIN_ALLOCATE;
 	spin_lock_init(&win->lock);
 	INIT_LIST_HEAD(&win->reqs);
 
@@ -537,6 +657,8 @@ int rmawin_ioctl_win_create(struct rmawin_ep *ep, void *arg)
 		goto out_unlock;
 	}
 	c->win = win->id;
+	if (win->kmem)
+		c->mmap_offset = ((u64)win->id + 1) << 32;
 out_unlock:
 	mutex_unlock(&ep->lock);
 	return ret;

@@ -10,7 +10,7 @@
 #include "rmawin_priv.h"
 
 static int rmawin_win_new(struct rmawin_ep *ep, void *base, size_t size,
-			  unsigned int disp_unit, struct rmawin_win **winp)
+			  unsigned int disp_unit, uint32_t flags, struct rmawin_win **winp)
 {
 	struct rmawin_win_create c;
 	struct rmawin_win *win;
@@ -20,6 +20,7 @@ static int rmawin_win_new(struct rmawin_ep *ep, void *base, size_t size,
 	if (!win)
 		return -ENOMEM;
 	memset(&c, 0, sizeof(c));
+	c.flags = flags;
 	c.base = (uintptr_t)base;
 	c.length = size;
 	c.disp_unit = disp_unit;
@@ -33,6 +34,17 @@ static int rmawin_win_new(struct rmawin_ep *ep, void *base, size_t size,
 	win->size = size;
 	win->disp_unit = disp_unit;
 	win->id = c.win;
+	/* the kernel hands out the offset; the pointer is derived from it */
+	if (c.mmap_offset && size) {
+		win->base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, ep->fd,
+				 c.mmap_offset);
+		if (win->base == MAP_FAILED) {
+			ret = -errno;
+			free(win);	/* the kernel frees the window with the endpoint */
+			return ret;
+		}
+		win->allocated = 1;
+	}
 	*winp = win;
 	return 0;
 }
@@ -42,36 +54,20 @@ int rmawin_win_create(struct rmawin_ep *ep, void *base, size_t size, unsigned in
 {
 	if (!ep || !win || flags || !disp_unit || (!base && size))
 		return -EINVAL;
-	return rmawin_win_new(ep, base, size, disp_unit, win);
+	return rmawin_win_new(ep, base, size, disp_unit, 0, win);
 }
 
-/*
- * The memory comes from an anonymous mapping of the library's: page
- * aligned and zeroed, as MPI_Win_allocate's usually is.
- */
 int rmawin_win_allocate(struct rmawin_ep *ep, size_t size, unsigned int disp_unit,
 			unsigned int flags, void **base, struct rmawin_win **win)
 {
-	void *mem = NULL;
 	int ret;
 
 	if (!ep || !base || !win || flags || !disp_unit)
 		return -EINVAL;
-	if (size) {
-		mem = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-			   -1, 0);
-		if (mem == MAP_FAILED)
-			return -ENOMEM;
-	}
-	ret = rmawin_win_new(ep, mem, size, disp_unit, win);
-	if (ret) {
-		if (mem)
-			munmap(mem, size);
-		return ret;
-	}
-	(*win)->allocated = 1;
-	*base = mem;
-	return 0;
+	ret = rmawin_win_new(ep, NULL, size, disp_unit, RMAWIN_WIN_ALLOCATE, win);
+	if (!ret)
+		*base = (*win)->base;
+	return ret;
 }
 
 int rmawin_win_free(struct rmawin_win *win)
@@ -84,8 +80,8 @@ int rmawin_win_free(struct rmawin_win *win)
 	memset(&f, 0, sizeof(f));
 	f.win = win->id;
 	ret = rmawin__ioctl_struct(win->ep->fd, RMAWIN_IOC_WIN_FREE, &f);
-	/* the kernel let go of the pages, whatever it reports */
-	if (win->allocated && win->size && ret != -ENOENT)
+	/* the module's pages are freed once this last mapping goes */
+	if (win->allocated)
 		munmap(win->base, win->size);
 	free(win);
 	return ret;

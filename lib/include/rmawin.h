@@ -239,9 +239,9 @@ int rmawin_win_create(struct rmawin_ep *ep, void *base, size_t size, unsigned in
  * @base: on success, where the memory is mapped in this process
  * @win: on success, the new window
  *
- * In this version the library maps zeroed anonymous memory and creates the
- * window over it (kernel-allocated windows are planned); the memory is
- * unmapped by rmawin_win_free().
+ * The kernel allocates zeroed pages, charged to RLIMIT_MEMLOCK like a
+ * created window's, and the library maps them (MAP_SHARED on the
+ * endpoint's file) at *@base; rmawin_win_free() unmaps them.
  *
  * Return: as rmawin_win_create().
  */

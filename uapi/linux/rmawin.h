@@ -248,17 +248,23 @@ struct rmawin_barrier {
 /**
  * struct rmawin_win_create - RMAWIN_IOC_WIN_CREATE: expose memory to the group
  * @size: sizeof(struct rmawin_win_create) as userspace knows it
- * @flags: must be 0
- * @base: start of the window in the caller's memory (any alignment)
+ * @flags: 0, or RMAWIN_WIN_ALLOCATE
+ * @base: start of the window in the caller's memory (any alignment); must
+ *	be 0 with RMAWIN_WIN_ALLOCATE
  * @length: bytes; 0 is legal (the rank exposes nothing)
  * @disp_unit: unit of target displacements into this window, >= 1
  * @win: out: the window's handle, the same on every rank
- * @reserved: zero
+ * @mmap_offset: in: 0; out, with RMAWIN_WIN_ALLOCATE: the offset at which
+ *	to mmap(MAP_SHARED) the endpoint's file to reach the window's memory
  *
- * Collective, in the same order on every rank.  The pages are pinned
- * (charged to RLIMIT_MEMLOCK unless CAP_IPC_LOCK), registered with fast
- * registration in as many memory regions as the device needs, and their
- * keys sent to every member; the call returns once it has every member's.
+ * Collective, in the same order on every rank.  Without flags the pages
+ * at @base are pinned (charged to RLIMIT_MEMLOCK unless CAP_IPC_LOCK);
+ * with RMAWIN_WIN_ALLOCATE the module allocates zeroed pages (charged the
+ * same way) that the process maps with mmap().  Either way they are
+ * registered with fast registration in as many memory regions as the
+ * device needs, and their keys sent to every member; the call returns
+ * once it has every member's.  A mapping of an allocated window outlives
+ * the window safely: its pages are freed when the last user lets go.
  *
  * Return: 0; -EINVAL for flags, reserved, a zero @disp_unit; -EFAULT for
  * memory that is not mapped writable; -ENOMEM (or -EPERM) beyond
@@ -272,8 +278,11 @@ struct rmawin_win_create {
 	__u64 length;
 	__u32 disp_unit;
 	__u32 win;
-	__u64 reserved;
+	__u64 mmap_offset;
 };
+
+/* The module allocates the window's memory; mmap it at @mmap_offset. */
+#define RMAWIN_WIN_ALLOCATE	0x1U
 
 #define RMAWIN_IOC_WIN_CREATE	_IO(RMAWIN_IOC_TYPE, RMAWIN_CMD_WIN_CREATE)
 

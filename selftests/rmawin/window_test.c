@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Windows whose memory the module allocates (RMAWIN_WIN_ALLOCATE): the
+ * mapping, its validation, data put by a peer seen through it, and pages
+ * that outlive a freed window while still mapped.
+ */
+#include <arpa/inet.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <rmawin.h>
+
+#include "rmawin_test.h"
+
+static int join_singleton(int fd, int port)
+{
+	struct rmawin_addr a = { .family = AF_INET, .port = port };
+	struct rmawin_group_join j = { .size = sizeof(j), .nranks = 1 };
+
+	inet_pton(AF_INET, "198.18.0.1", a.addr);
+	j.addrs_ptr = (uintptr_t)&a;
+	return ioctl(fd, RMAWIN_IOC_GROUP_JOIN, &j);
+}
+
+static int win_alloc_raw(int fd, __u64 len, struct rmawin_win_create *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->size = sizeof(*c);
+	c->flags = RMAWIN_WIN_ALLOCATE;
+	c->length = len;
+	c->disp_unit = 1;
+	return ioctl(fd, RMAWIN_IOC_WIN_CREATE, c);
+}
+
+FIXTURE(single) {
+	int fd;
+};
+
+FIXTURE_SETUP(single)
+{
+	self->fd = open(RMAWIN_DEV_PATH, O_RDWR);
+	ASSERT_LE(0, self->fd);
+	ASSERT_EQ(0, join_singleton(self->fd, 26000));
+}
+
+FIXTURE_TEARDOWN(single)
+{
+	EXPECT_EQ(0, close(self->fd));
+	EXPECT_EQ(0, rmawin_stat("windows"));
+	EXPECT_EQ(0, rmawin_stat("pinned_pages"));
+}
+
+TEST_F(single, allocate_maps_zeroed_pages)
+{
+	struct rmawin_win_create c;
+	unsigned char *p;
+	size_t i, len = 3 * 4096 + 100;
+
+	ASSERT_EQ(0, win_alloc_raw(self->fd, len, &c));
+	ASSERT_NE(0, c.mmap_offset);
+	EXPECT_EQ(4, rmawin_stat("pinned_pages"));
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, self->fd, c.mmap_offset);
+	ASSERT_NE(MAP_FAILED, p);
+	for (i = 0; i < len; i++)
+		ASSERT_EQ(0, p[i]);
+	memset(p, 0x5a, len);
+	ASSERT_EQ(0, munmap(p, len));
+	/* a second mapping sees what the first wrote: the same pages */
+	p = mmap(NULL, len, PROT_READ, MAP_SHARED, self->fd, c.mmap_offset);
+	ASSERT_NE(MAP_FAILED, p);
+	EXPECT_EQ(0x5a, p[len - 1]);
+	ASSERT_EQ(0, munmap(p, len));
+}
+
+TEST_F(single, mmap_validation)
+{
+	struct rmawin_win_create c;
+	void *p;
+
+	ASSERT_EQ(0, win_alloc_raw(self->fd, 8192, &c));
+	/* private mappings would copy on write: refused */
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, 8192, PROT_READ, MAP_PRIVATE, self->fd, c.mmap_offset));
+	EXPECT_EQ(EINVAL, errno);
+	/* larger than the window */
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, 3 * 4096, PROT_READ, MAP_SHARED, self->fd,
+				   c.mmap_offset));
+	EXPECT_EQ(EINVAL, errno);
+	/* offsets that name no window */
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, 4096, PROT_READ, MAP_SHARED, self->fd, 0));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, 4096, PROT_READ, MAP_SHARED, self->fd,
+				   c.mmap_offset + 4096));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, 4096, PROT_READ, MAP_SHARED, self->fd,
+				   c.mmap_offset + (1ULL << 32)));
+	EXPECT_EQ(EINVAL, errno);
+	/* a smaller mapping is fine */
+	p = mmap(NULL, 4096, PROT_READ, MAP_SHARED, self->fd, c.mmap_offset);
+	ASSERT_NE(MAP_FAILED, p);
+	EXPECT_EQ(0, munmap(p, 4096));
+}
+
+TEST_F(single, create_validation)
+{
+	struct rmawin_win_create c;
+	char buf[64];
+
+	ASSERT_EQ(0, win_alloc_raw(self->fd, 100, &c) ? errno : 0);
+	c.size = sizeof(c);
+	c.flags = RMAWIN_WIN_ALLOCATE;
+	c.base = (uintptr_t)buf;	/* no base with ALLOCATE */
+	c.mmap_offset = 0;
+	EXPECT_ERRNO(EINVAL, ioctl(self->fd, RMAWIN_IOC_WIN_CREATE, &c));
+	c.base = 0;
+	c.flags = 0x80;
+	EXPECT_ERRNO(EINVAL, ioctl(self->fd, RMAWIN_IOC_WIN_CREATE, &c));
+	c.flags = RMAWIN_WIN_ALLOCATE;
+	c.mmap_offset = 1;	/* in: must be 0 */
+	EXPECT_ERRNO(EINVAL, ioctl(self->fd, RMAWIN_IOC_WIN_CREATE, &c));
+	c.mmap_offset = 0;
+	c.disp_unit = 0;
+	EXPECT_ERRNO(EINVAL, ioctl(self->fd, RMAWIN_IOC_WIN_CREATE, &c));
+	/* a zero-length allocated window has nothing to map */
+	ASSERT_EQ(0, win_alloc_raw(self->fd, 0, &c));
+	EXPECT_EQ(0, c.mmap_offset);
+}
+
+/* Freeing the window while it is mapped leaves the mapping valid. */
+TEST_F(single, mapping_outlives_window)
+{
+	struct rmawin_win_free f = { .size = sizeof(f) };
+	struct rmawin_win_create c;
+	unsigned char *p;
+
+	ASSERT_EQ(0, win_alloc_raw(self->fd, 4096, &c));
+	p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, self->fd, c.mmap_offset);
+	ASSERT_NE(MAP_FAILED, p);
+	p[10] = 42;
+	f.win = c.win;
+	ASSERT_EQ(0, ioctl(self->fd, RMAWIN_IOC_WIN_FREE, &f));
+	EXPECT_EQ(0, rmawin_stat("windows"));
+	EXPECT_EQ(0, rmawin_stat("pinned_pages"));
+	EXPECT_EQ(42, p[10]);
+	p[11] = 1;
+	/* and the offset is gone */
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, 4096, PROT_READ, MAP_SHARED, self->fd, c.mmap_offset));
+	EXPECT_EQ(0, munmap(p, 4096));
+}
+
+/* Two ranks put into each other's allocated windows through the library. */
+static int alloc_rank(int rank)
+{
+	char a0[32], a1[32];
+	const char *addrs[] = { a0, a1 };
+	struct rmawin_ep_attr attr = { .rank = rank, .nranks = 2, .addrs = addrs };
+	struct rmawin_win *win;
+	struct rmawin_ep *ep;
+	unsigned char src[20000], *base;
+	size_t i, len = sizeof(src);
+	int ret;
+
+	snprintf(a0, sizeof(a0), "198.18.0.1:26100");
+	snprintf(a1, sizeof(a1), "198.18.0.1:26101");
+	if (rmawin_ep_open(&attr, &ep))
+		return 1;
+	if (rmawin_win_allocate(ep, len + 64, 1, 0, (void **)&base, &win))
+		return 2;
+	for (i = 0; i < len; i++)
+		src[i] = (unsigned char)(i * 7 + rank + 1);
+	ret = rmawin_fence(win, 0);
+	ret = ret ?: rmawin_put(win, src, len, 1 - rank, 32);
+	ret = ret ?: rmawin_fence(win, 0);
+	if (ret)
+		return 3;
+	for (i = 0; i < len; i++)
+		if (base[32 + i] != (unsigned char)(i * 7 + (1 - rank) + 1))
+			return 4;
+	for (i = 0; i < 32; i++)
+		if (base[i] || base[32 + len + i])
+			return 5;
+	if (rmawin_win_free(win) || rmawin_ep_close(ep))
+		return 6;
+	return 0;
+}
+
+TEST(allocate_put_between_ranks)
+{
+	pid_t pid[2];
+	int i, st;
+
+	for (i = 0; i < 2; i++) {
+		pid[i] = fork();
+		if (!pid[i])
+			_exit(alloc_rank(i));
+	}
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(pid[i], waitpid(pid[i], &st, 0));
+		EXPECT_TRUE(WIFEXITED(st));
+		EXPECT_EQ(0, WEXITSTATUS(st)) TH_LOG("rank %d failed at step %d", i,
+						     WEXITSTATUS(st));
+	}
+	EXPECT_EQ(0, rmawin_stat("windows"));
+	EXPECT_EQ(0, rmawin_stat("pinned_pages"));
+	EXPECT_EQ(0, rmawin_stat("mrs"));
+}
+
+TEST_HARNESS_MAIN
