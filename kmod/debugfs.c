@@ -15,6 +15,8 @@ static const char *const rmawin_counter_names[] = {
 	[RMAWIN_CNT_PINNED_PAGES] = "pinned_pages",
 	[RMAWIN_CNT_OPS] = "ops",
 	[RMAWIN_CNT_ERRORS] = "errors",
+	[RMAWIN_CNT_RCACHE_HITS] = "rcache_hits",
+	[RMAWIN_CNT_RCACHE_MISSES] = "rcache_misses",
 };
 
 static void rmawin_show_counters(struct seq_file *m, atomic_long_t *c)

@@ -479,6 +479,7 @@ void rmawin_group_destroy(struct rmawin_group *grp)
 	}
 	/* no queue pair is left to reach into a window or a buffer */
 	rmawin_wins_destroy_all(grp->ep);
+	rmawin_rcache_destroy(&grp->rcache);
 	rmawin_tables_free(grp);
 	rmawin_bounce_free(grp);
 	for (i = 0; i < grp->nranks; i++)
@@ -547,6 +548,7 @@ static int rmawin_group_alloc_resources(struct rmawin_group *grp)
 	ret = rmawin_bounce_alloc(grp);
 	if (ret)
 		return ret;
+	rmawin_rcache_init(&grp->rcache, grp->ep, grp->ibdev);
 	for (i = 0; i < grp->nranks; i++) {
 		if (i == grp->rank)
 			continue;

@@ -117,20 +117,10 @@ static void rmawin_req_done(struct ib_cq *cq, struct ib_wc *wc)
 
 static void rmawin_req_release(struct rmawin_req *req)
 {
-	struct ib_device *ibdev = req->win->ep->group->ibdev;
-	unsigned long i;
-
 	if (req->bounce >= 0)
 		rmawin_bounce_put(req->win->ep->group, req->bounce);
-	if (req->pages) {
-		for (i = 0; i < req->npages; i++)
-			ib_dma_unmap_page(ibdev, req->dma[i], PAGE_SIZE, DMA_BIDIRECTIONAL);
-		unpin_user_pages_dirty_lock(req->pages, req->npages,
-					    req->opcode == RMAWIN_OP_GET);
-		rmawin_count(req->win->ep, RMAWIN_CNT_PINNED_PAGES, -(long)req->npages);
-		kvfree(req->pages);
-		kvfree(req->dma);
-	}
+	if (req->ent)
+		rmawin_rcache_put(req->ent, false);
 	kfree(req);
 	atomic_dec(&rmawin_stats.reqs);
 }
@@ -288,44 +278,6 @@ static int rmawin_op_local(const struct rmawin_op_desc *op, const struct rmawin_
 	return 0;
 }
 
-static int rmawin_req_pin(struct rmawin_req *req, u64 origin, u64 len)
-{
-	struct ib_device *ibdev = req->win->ep->group->ibdev;
-	unsigned long first = origin >> PAGE_SHIFT;
-	unsigned long n = ((origin + len - 1) >> PAGE_SHIFT) - first + 1;
-	unsigned int gup = req->opcode == RMAWIN_OP_GET ? FOLL_WRITE : 0;
-	unsigned long done = 0, i;
-	int ret;
-
-	req->pages = kvcalloc(n, sizeof(*req->pages), GFP_KERNEL);
-	req->dma = kvcalloc(n, sizeof(*req->dma), GFP_KERNEL);
-	if (!req->pages || !req->dma)
-		return -ENOMEM;
-	while (done < n) {
-		ret = pin_user_pages_fast((first + done) << PAGE_SHIFT, n - done, gup,
-					  req->pages + done);
-		if (ret <= 0) {
-			unpin_user_pages(req->pages, done);
-			return ret ?: -EFAULT;
-		}
-		done += ret;
-	}
-	for (i = 0; i < n; i++) {
-		req->dma[i] = ib_dma_map_page(ibdev, req->pages[i], 0, PAGE_SIZE,
-					      DMA_BIDIRECTIONAL);
-		if (ib_dma_mapping_error(ibdev, req->dma[i])) {
-			while (i--)
-				ib_dma_unmap_page(ibdev, req->dma[i], PAGE_SIZE,
-						  DMA_BIDIRECTIONAL);
-			unpin_user_pages(req->pages, n);
-			return -ENOMEM;
-		}
-	}
-	req->npages = n;
-	rmawin_count(req->win->ep, RMAWIN_CNT_PINNED_PAGES, n);
-	return 0;
-}
-
 /*
  * Local scatter list for bytes [pos, pos + *n) of the origin; shortens *n
  * to what max_sge entries cover.
@@ -346,7 +298,7 @@ static u32 rmawin_req_sges(struct rmawin_req *req, u64 origin, u64 pos, u64 *n,
 	for (k = 0; k < max_sge && left; k++) {
 		o = origin + pos + (*n - left);
 		chunk = min_t(u64, left, PAGE_SIZE - offset_in_page(o));
-		sge[k].addr = req->dma[(o >> PAGE_SHIFT) - (origin >> PAGE_SHIFT)] +
+		sge[k].addr = req->ent->dma[(o >> PAGE_SHIFT) - req->ent->start] +
 			      offset_in_page(o);
 		sge[k].length = chunk;
 		sge[k].lkey = lkey;
@@ -375,8 +327,9 @@ static bool rmawin_sq_room(struct rmawin_peer *peer)
 	       READ_ONCE(peer->state) != RMAWIN_PEER_CONNECTED;
 }
 
+/* Post the work requests for bytes [@from, @to) of the operation. */
 static int rmawin_req_post(struct rmawin_req *req, const struct rmawin_op_desc *op,
-			   const struct rmawin_target *t)
+			   const struct rmawin_target *t, u64 from, u64 to)
 {
 	struct rmawin_peer *peer = req->peer;
 	struct ib_sge sge[16];
@@ -390,9 +343,9 @@ static int rmawin_req_post(struct rmawin_req *req, const struct rmawin_op_desc *
 	wr.wr.send_flags = IB_SEND_SIGNALED;
 	wr.wr.wr_cqe = &req->cqe;
 	wr.wr.sg_list = sge;
-	for (pos = 0; pos < op->len; pos += n) {
+	for (pos = from; pos < to; pos += n) {
 		rmawin_remote_addr(t->remote, t->off + pos, &wr.remote_addr, &wr.rkey, &room);
-		n = min(op->len - pos, room);
+		n = min(to - pos, room);
 		wr.wr.num_sge = rmawin_req_sges(req, op->origin, pos, &n, sge, max_sge);
 		if (wait_event_killable(req->win->ep->wq, rmawin_sq_room(peer)))
 			return -EINTR;
@@ -446,12 +399,42 @@ static int rmawin_req_bounce(struct rmawin_req *req, const struct rmawin_op_desc
 	return 0;
 }
 
+/* Pages this many at a time, each piece sent while the next is pinned. */
+#define RMAWIN_PIN_CHUNK	256
+
+/*
+ * A large origin the cache did not have: pin it a piece at a time and
+ * start sending each piece at once, so that pinning overlaps the transfer.
+ */
+static int rmawin_req_pin_post(struct rmawin_req *req, const struct rmawin_op_desc *op,
+			       const struct rmawin_target *t)
+{
+	struct rmawin_rcache_ent *e = req->ent;
+	u64 posted = 0, ready;
+	unsigned long upto;
+	int ret;
+
+	while (posted < op->len) {
+		upto = min(e->npages, e->pinned + RMAWIN_PIN_CHUNK);
+		ret = rmawin_rcache_pin(e, upto);
+		if (ret)
+			return ret;
+		ready = min_t(u64, op->len, (u64)upto * PAGE_SIZE - offset_in_page(op->origin));
+		ret = rmawin_req_post(req, op, t, posted, ready);
+		if (ret)
+			return ret;
+		posted = ready;
+	}
+	return 0;
+}
+
 static int rmawin_op_remote(struct rmawin_ep *ep, const struct rmawin_op_desc *op,
 			    const struct rmawin_target *t)
 {
 	struct rmawin_peer *peer = &ep->group->peers[op->target];
 	struct rmawin_win *win = t->win;
 	struct rmawin_req *req;
+	bool hit = false;
 	int ret;
 
 	if (READ_ONCE(peer->state) != RMAWIN_PEER_CONNECTED)
@@ -470,8 +453,15 @@ static int rmawin_op_remote(struct rmawin_ep *ep, const struct rmawin_op_desc *o
 	/* the posting bias: no completion finishes it before we are done */
 	atomic_set(&req->pending, 1);
 
-	ret = op->len <= RMAWIN_BOUNCE_SIZE ? rmawin_req_bounce(req, op) :
-					      rmawin_req_pin(req, op->origin, op->len);
+	if (op->len <= RMAWIN_BOUNCE_SIZE) {
+		ret = rmawin_req_bounce(req, op);
+	} else {
+		req->ent = rmawin_rcache_get(&ep->group->rcache, op->origin, op->len,
+					     op->opcode == RMAWIN_OP_GET, &hit);
+		ret = PTR_ERR_OR_ZERO(req->ent);
+		if (ret)
+			req->ent = NULL;
+	}
 	if (ret) {
 		rmawin_req_release(req);
 		return ret;
@@ -481,7 +471,10 @@ static int rmawin_op_remote(struct rmawin_ep *ep, const struct rmawin_op_desc *o
 	list_add_tail(&req->node, &win->reqs);
 	spin_unlock_irq(&win->lock);
 
-	ret = rmawin_req_post(req, op, t);
+	if (req->ent && !hit)
+		ret = rmawin_req_pin_post(req, op, t);
+	else
+		ret = rmawin_req_post(req, op, t, 0, op->len);
 	if (ret && !req->status)
 		req->status = ret;
 	if (atomic_dec_and_test(&req->pending))

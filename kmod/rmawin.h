@@ -20,6 +20,7 @@
 #include <linux/socket.h>
 #include <linux/xarray.h>
 #include <linux/scatterlist.h>
+#include <linux/mmu_notifier.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_cm.h>
 #include <linux/rmawin.h>
@@ -32,6 +33,8 @@ enum rmawin_counter {
 	RMAWIN_CNT_PINNED_PAGES,
 	RMAWIN_CNT_OPS,
 	RMAWIN_CNT_ERRORS,
+	RMAWIN_CNT_RCACHE_HITS,
+	RMAWIN_CNT_RCACHE_MISSES,
 	RMAWIN_NR_COUNTERS,
 };
 
@@ -229,9 +232,7 @@ struct rmawin_win {
  * @bounce: bounce slot, or -1 if the origin pages are pinned instead
  * @uaddr: origin buffer (where a bounced get copies to)
  * @len: bytes
- * @pages: pinned origin pages, @npages of them
- * @npages: number of pinned pages
- * @dma: DMA address of each pinned page
+ * @ent: the origin's pinned pages, if not bounced
  */
 struct rmawin_req {
 	struct list_head node;
@@ -245,9 +246,7 @@ struct rmawin_req {
 	int bounce;
 	void __user *uaddr;
 	u64 len;
-	struct page **pages;
-	unsigned long npages;
-	u64 *dma;
+	struct rmawin_rcache_ent *ent;
 };
 
 /**
@@ -323,6 +322,59 @@ struct rmawin_peer {
 };
 
 /**
+ * struct rmawin_rcache_ent - pinned, DMA-mapped pages of an origin buffer
+ * @node: in the cache's LRU list, most recent first (cached entries only)
+ * @rc: the cache
+ * @mni: watches the range for changes (cached entries only)
+ * @seq: notifier sequence when the pages were pinned
+ * @start: first page's user page number
+ * @npages: pages in the range
+ * @pages: the pinned pages; the first @pinned are
+ * @dma: their DMA addresses; the first @mapped are
+ * @pinned: pages pinned so far
+ * @mapped: pages DMA-mapped so far
+ * @users: operations using it (under the endpoint's lock)
+ * @writable: pinned for the device to write (gets)
+ * @cached: in the cache, charged to RLIMIT_MEMLOCK; else private to one
+ *	operation
+ * @stale: the range changed: never use again (under the cache's lock)
+ */
+struct rmawin_rcache_ent {
+	struct list_head node;
+	struct rmawin_rcache *rc;
+	struct mmu_interval_notifier mni;
+	unsigned long seq;
+	unsigned long start;
+	unsigned long npages;
+	struct page **pages;
+	u64 *dma;
+	unsigned long pinned;
+	unsigned long mapped;
+	unsigned int users;
+	bool writable;
+	bool cached;
+	bool stale;
+};
+
+/**
+ * struct rmawin_rcache - the registration cache of a group
+ * @lock: the entries' @stale flags, set by the MMU notifier
+ * @lru: cached entries
+ * @pages: pages in cached entries
+ * @mm: the process the cache serves (the one that joined)
+ * @ep: the endpoint, for counters
+ * @ibdev: the device the pages are mapped for
+ */
+struct rmawin_rcache {
+	spinlock_t lock;		/* entries' stale flags */
+	struct list_head lru;
+	unsigned long pages;
+	struct mm_struct *mm;
+	struct rmawin_ep *ep;
+	struct ib_device *ibdev;
+};
+
+/**
  * struct rmawin_group - the group an endpoint joined
  * @ep: the endpoint
  * @ibdev: the endpoint's device
@@ -344,6 +396,7 @@ struct rmawin_peer {
  * @bounce_mem: RMAWIN_BOUNCE_SLOTS buffers of RMAWIN_BOUNCE_SIZE bytes
  * @bounce_dma: DMA address of each bounce buffer
  * @bounce_busy: bitmap of bounce buffers in use, under @lock
+ * @rcache: pinned origin buffers kept for reuse
  */
 struct rmawin_group {
 	struct rmawin_ep *ep;
@@ -366,6 +419,7 @@ struct rmawin_group {
 	void *bounce_mem[RMAWIN_BOUNCE_SLOTS];
 	u64 bounce_dma[RMAWIN_BOUNCE_SLOTS];
 	unsigned long bounce_busy;
+	struct rmawin_rcache rcache;
 };
 
 /**
@@ -450,6 +504,15 @@ int rmawin_win_complete(struct rmawin_win *win);
 void rmawin_win_reap(struct rmawin_win *win, bool copy_out);
 int rmawin_bounce_alloc(struct rmawin_group *grp);
 void rmawin_bounce_free(struct rmawin_group *grp);
+
+/* rcache.c */
+void rmawin_rcache_init(struct rmawin_rcache *rc, struct rmawin_ep *ep,
+			struct ib_device *ibdev);
+void rmawin_rcache_destroy(struct rmawin_rcache *rc);
+struct rmawin_rcache_ent *rmawin_rcache_get(struct rmawin_rcache *rc, u64 addr, u64 len,
+					    bool write, bool *hit);
+int rmawin_rcache_pin(struct rmawin_rcache_ent *e, unsigned long upto);
+void rmawin_rcache_put(struct rmawin_rcache_ent *e, bool failed);
 
 /* sync.c */
 int rmawin_ioctl_fence(struct rmawin_ep *ep, void *arg);

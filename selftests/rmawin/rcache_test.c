@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The registration cache for large origin buffers: a repeated put from the
+ * same buffer hits, a buffer unmapped and mapped again at the same address
+ * is pinned anew (the target sees the new contents, never stale pages),
+ * and everything cached is released with the endpoint.
+ */
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <rmawin.h>
+
+#include "rmawin_test.h"
+
+#define LEN	(256 * 1024 + 123)
+
+static int open_pair(int rank, int port, struct rmawin_ep **ep)
+{
+	char a0[32], a1[32];
+	const char *addrs[] = { a0, a1 };
+	struct rmawin_ep_attr attr = { .rank = rank, .nranks = 2, .addrs = addrs };
+
+	snprintf(a0, sizeof(a0), "198.18.0.1:%d", port);
+	snprintf(a1, sizeof(a1), "198.18.0.1:%d", port + 1);
+	return rmawin_ep_open(&attr, ep);
+}
+
+static void fill(unsigned char *p, size_t len, int seed)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		p[i] = (unsigned char)(i * 13 + seed);
+}
+
+static int check(const unsigned char *p, size_t len, int seed)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (p[i] != (unsigned char)(i * 13 + seed))
+			return -1;
+	return 0;
+}
+
+/*
+ * Rank 1 puts LEN bytes into rank 0's window @rounds times; rank 0 checks
+ * each round.  With @remap, rank 1 unmaps its buffer after every round and
+ * maps a new one (MAP_FIXED at the same address) with other contents.
+ */
+static int put_rounds(int rank, int port, int rounds, int remap, long *hits)
+{
+	struct rmawin_win *win;
+	struct rmawin_ep *ep;
+	unsigned char *buf = NULL, *winmem;
+	long h0 = rmawin_stat("rcache_hits");
+	int i, ret;
+
+	if (open_pair(rank, port, &ep))
+		return 1;
+	if (rmawin_win_allocate(ep, rank ? 0 : LEN, 1, 0, (void **)&winmem, &win))
+		return 2;
+	if (rank == 1) {
+		buf = mmap(NULL, LEN, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (buf == MAP_FAILED)
+			return 3;
+	}
+	for (i = 0; i < rounds; i++) {
+		if (rank == 1) {
+			if (remap && i) {
+				if (munmap(buf, LEN) ||
+				    mmap(buf, LEN, PROT_READ | PROT_WRITE,
+					 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) != buf)
+					return 4;
+			}
+			fill(buf, LEN, i);
+			ret = rmawin_put(win, buf, LEN, 0, 0);
+			if (ret)
+				return 5;
+		}
+		if (rmawin_fence(win, 0))
+			return 6;
+		if (rank == 0 && check(winmem, LEN, i))
+			return 7;	/* stale or misplaced data */
+		if (rmawin_fence(win, 0))
+			return 8;
+	}
+	*hits = rmawin_stat("rcache_hits") - h0;
+	if (rmawin_win_free(win) || rmawin_ep_close(ep))
+		return 9;
+	return 0;
+}
+
+static void run_pair(struct __test_metadata *_metadata, int port, int rounds, int remap,
+		     long *hits)
+{
+	long *shared = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+			    -1, 0);
+	pid_t pid[2];
+	int i, st;
+
+	ASSERT_NE(MAP_FAILED, shared);
+	for (i = 0; i < 2; i++) {
+		pid[i] = fork();
+		if (!pid[i])
+			_exit(put_rounds(i, port, rounds, remap, &shared[i]));
+	}
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(pid[i], waitpid(pid[i], &st, 0));
+		ASSERT_TRUE(WIFEXITED(st));
+		EXPECT_EQ(0, WEXITSTATUS(st)) TH_LOG("rank %d failed at step %d", i,
+						     WEXITSTATUS(st));
+	}
+	*hits = shared[1];
+	munmap(shared, 4096);
+	EXPECT_EQ(0, rmawin_stat("pinned_pages"));
+	EXPECT_EQ(0, rmawin_stat("windows"));
+	EXPECT_EQ(0, rmawin_stat("endpoints"));
+}
+
+TEST(repeated_put_hits_cache)
+{
+	long hits = 0;
+
+	run_pair(_metadata, 27000, 5, 0, &hits);
+	/* the first put pins, the other four reuse */
+	EXPECT_EQ(4, hits);
+}
+
+TEST(munmap_between_puts_sends_new_data)
+{
+	long hits = -1;
+
+	run_pair(_metadata, 27100, 5, 1, &hits);
+	/* every round's buffer is new memory: nothing may be reused */
+	EXPECT_EQ(0, hits);
+}
+
+TEST_HARNESS_MAIN
