@@ -23,7 +23,7 @@ check() {
 }
 
 echo "TAP version 13"
-echo "1..5"
+echo "1..6"
 check "wire: two guests" test "${#addrs[@]}" -eq 2
 check "wire: $ibdev active on node $node" \
 	sh -c "rdma link show $ibdev/1 | grep -q 'state ACTIVE'"
@@ -54,4 +54,6 @@ check "wire: hello, 4 ranks on 2 guests" \
 	selftests/rmawin/spread.sh 2 23000 examples/hello
 check "wire: halo exchange, 4 ranks on 2 guests, checked against serial" \
 	selftests/rmawin/spread.sh 2 23100 examples/halo -i 200
+check "wire: rma_check all to all, 4 ranks on 2 guests" \
+	selftests/rmawin/spread.sh 2 23200 selftests/rmawin/rma_check
 exit $failed
