@@ -66,6 +66,8 @@ void rmawin_peer_fail(struct rmawin_peer *peer, int err)
 			grp->error = err;
 	}
 	spin_unlock_irqrestore(&grp->lock, flags);
+	/* its accumulates will never be answered */
+	rmawin_acc_fail_peer(peer);
 	rmawin_group_wake(grp);
 }
 
@@ -420,6 +422,7 @@ static struct rmawin_group *rmawin_group_alloc(struct rmawin_ep *ep,
 	}
 	grp->ep = ep;
 	xa_init(&grp->tables);
+	xa_init_flags(&grp->acc_reqs, XA_FLAGS_ALLOC1);
 	grp->rank = j->rank;
 	grp->nranks = j->nranks;
 	grp->key = j->key;
@@ -428,6 +431,7 @@ static struct rmawin_group *rmawin_group_alloc(struct rmawin_ep *ep,
 		grp->peers[i].grp = grp;
 		grp->peers[i].rank = i;
 		INIT_DELAYED_WORK(&grp->peers[i].work, rmawin_peer_work);
+		INIT_LIST_HEAD(&grp->peers[i].deferred);
 	}
 	return grp;
 }

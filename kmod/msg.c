@@ -14,6 +14,18 @@
 
 #include "rmawin.h"
 
+/* A message waiting for a send buffer. */
+struct rmawin_deferred {
+	struct list_head node;
+	u8 type;
+	u16 len;
+	u32 arg;
+	u8 payload[];
+};
+
+static int rmawin_msg_post(struct rmawin_peer *peer, int slot, u8 type, u32 arg,
+			   const void *payload, u16 len);
+
 static struct rmawin_ctrl_buf *rmawin_cqe_to_buf(struct ib_cqe *cqe)
 {
 	return container_of(cqe, struct rmawin_ctrl_buf, cqe);
@@ -58,6 +70,12 @@ static void rmawin_dispatch(struct rmawin_peer *peer,
 	case RMAWIN_MSG_WIN_DESC:
 		rmawin_win_desc_recv(peer, hdr->arg, hdr + 1, hdr->len);
 		break;
+	case RMAWIN_MSG_ACC:
+		rmawin_acc_recv(peer, hdr->arg, hdr + 1, hdr->len);
+		break;
+	case RMAWIN_MSG_ACC_REPLY:
+		rmawin_acc_reply_recv(peer, hdr->arg, hdr + 1, hdr->len);
+		break;
 	default:
 		rmawin_peer_fail(peer, -EPROTO);
 		break;
@@ -90,11 +108,23 @@ static void rmawin_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct rmawin_group *grp = peer->grp;
 	unsigned long flags;
 
+	struct rmawin_deferred *d = NULL;
+
 	if (wc->status != IB_WC_SUCCESS && wc->status != IB_WC_WR_FLUSH_ERR)
 		rmawin_peer_fail(peer, -ECONNRESET);
 	spin_lock_irqsave(&grp->lock, flags);
-	__clear_bit(buf->slot, &peer->tx_busy);
+	/* a deferred message takes the buffer over at once, in order */
+	if (wc->status == IB_WC_SUCCESS && !list_empty(&peer->deferred)) {
+		d = list_first_entry(&peer->deferred, struct rmawin_deferred, node);
+		list_del(&d->node);
+	} else {
+		__clear_bit(buf->slot, &peer->tx_busy);
+	}
 	spin_unlock_irqrestore(&grp->lock, flags);
+	if (d) {
+		rmawin_msg_post(peer, buf->slot, d->type, d->arg, d->payload, d->len);
+		kfree(d);
+	}
 	wake_up_all(&grp->ep->wq);
 }
 
@@ -151,6 +181,11 @@ void rmawin_ctrl_free(struct rmawin_peer *peer)
 	struct ib_device *ibdev = peer->grp->ibdev;
 	size_t bytes = RMAWIN_CTRL_DEPTH * RMAWIN_CTRL_SIZE;
 
+	struct rmawin_deferred *d, *tmp;
+
+	list_for_each_entry_safe(d, tmp, &peer->deferred, node)
+		kfree(d);
+	INIT_LIST_HEAD(&peer->deferred);
 	if (!peer->rx_mem)
 		return;
 	ib_dma_unmap_single(ibdev, peer->tx_dma, bytes, DMA_TO_DEVICE);
@@ -184,22 +219,28 @@ int rmawin_ctrl_post_recvs(struct rmawin_peer *peer)
  * Take a free send buffer (true, @slot set) or learn that the peer failed
  * (true, @err set); false means wait for a send completion.
  */
-static bool rmawin_tx_try(struct rmawin_peer *peer, int *slot, int *err)
+static bool rmawin_tx_try_locked(struct rmawin_peer *peer, int *slot, int *err)
 {
-	struct rmawin_group *grp = peer->grp;
-	unsigned long flags;
-	bool done = true;
-
-	spin_lock_irqsave(&grp->lock, flags);
+	lockdep_assert_held(&peer->grp->lock);
 	if (peer->state != RMAWIN_PEER_CONNECTED) {
 		*err = peer->state == RMAWIN_PEER_FAILED ? peer->error : -ENOTCONN;
-	} else if (peer->tx_busy == ~0UL >> (BITS_PER_LONG - RMAWIN_CTRL_DEPTH)) {
-		done = false;
-	} else {
-		*slot = ffz(peer->tx_busy);
-		__set_bit(*slot, &peer->tx_busy);
+		return true;
 	}
-	spin_unlock_irqrestore(&grp->lock, flags);
+	if (peer->tx_busy == ~0UL >> (BITS_PER_LONG - RMAWIN_CTRL_DEPTH))
+		return false;
+	*slot = ffz(peer->tx_busy);
+	__set_bit(*slot, &peer->tx_busy);
+	return true;
+}
+
+static bool rmawin_tx_try(struct rmawin_peer *peer, int *slot, int *err)
+{
+	unsigned long flags;
+	bool done;
+
+	spin_lock_irqsave(&peer->grp->lock, flags);
+	done = rmawin_tx_try_locked(peer, slot, err);
+	spin_unlock_irqrestore(&peer->grp->lock, flags);
 	return done;
 }
 
@@ -218,17 +259,27 @@ int rmawin_msg_send(struct rmawin_peer *peer, u8 type, u32 arg,
 		    const void *payload, u16 len)
 {
 	struct rmawin_group *grp = peer->grp;
-	struct rmawin_msg_hdr *hdr;
-	struct ib_sge sge;
-	struct ib_send_wr wr = {};
-	int slot = -1, err = 0, ret;
+	int slot = -1, err = 0;
 
-	if (WARN_ON_ONCE(len > RMAWIN_CTRL_SIZE - sizeof(*hdr)))
+	if (WARN_ON_ONCE(len > RMAWIN_CTRL_SIZE - sizeof(struct rmawin_msg_hdr)))
 		return -EINVAL;
 	if (wait_event_killable(grp->ep->wq, rmawin_tx_try(peer, &slot, &err)))
 		return -EINTR;
 	if (err)
 		return err;
+
+	return rmawin_msg_post(peer, slot, type, arg, payload, len);
+}
+
+/* Fill send buffer @slot and post it; on failure the slot is freed. */
+static int rmawin_msg_post(struct rmawin_peer *peer, int slot, u8 type, u32 arg,
+			   const void *payload, u16 len)
+{
+	struct rmawin_group *grp = peer->grp;
+	struct rmawin_msg_hdr *hdr;
+	struct ib_send_wr wr = {};
+	struct ib_sge sge;
+	int ret;
 
 	hdr = peer->tx_mem + slot * RMAWIN_CTRL_SIZE;
 	hdr->type = type;
@@ -258,4 +309,49 @@ int rmawin_msg_send(struct rmawin_peer *peer, u8 type, u32 arg,
 		rmawin_peer_fail(peer, -ECONNRESET);
 	}
 	return ret;
+}
+
+/**
+ * rmawin_msg_send_async() - send a control message without waiting
+ * @peer: destination
+ * @type: enum rmawin_msg_type
+ * @arg: the header's type-specific argument
+ * @payload: bytes after the header, or NULL
+ * @len: bytes at @payload
+ *
+ * For completion context, which must not wait for a send completion (it
+ * would wait for itself): with no free send buffer the message is queued
+ * and sent, in order, as buffers free up.
+ *
+ * Context: process context (the CQ's workqueue); does not sleep waiting.
+ * Return: 0, -ENOMEM, or the peer's error.
+ */
+int rmawin_msg_send_async(struct rmawin_peer *peer, u8 type, u32 arg,
+			  const void *payload, u16 len)
+{
+	struct rmawin_group *grp = peer->grp;
+	struct rmawin_deferred *d;
+	unsigned long flags;
+	int slot = -1, err = 0;
+
+	if (WARN_ON_ONCE(len > RMAWIN_CTRL_SIZE - sizeof(struct rmawin_msg_hdr)))
+		return -EINVAL;
+	d = kmalloc(struct_size(d, payload, len), GFP_KERNEL);
+	if (!d)
+		return -ENOMEM;
+	d->type = type;
+	d->arg = arg;
+	d->len = len;
+	if (len)
+		memcpy(d->payload, payload, len);
+
+	spin_lock_irqsave(&grp->lock, flags);
+	if (list_empty(&peer->deferred) && rmawin_tx_try_locked(peer, &slot, &err)) {
+		spin_unlock_irqrestore(&grp->lock, flags);
+		kfree(d);
+		return err ?: rmawin_msg_post(peer, slot, type, arg, payload, len);
+	}
+	list_add_tail(&d->node, &peer->deferred);
+	spin_unlock_irqrestore(&grp->lock, flags);
+	return 0;
 }

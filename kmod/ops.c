@@ -87,12 +87,22 @@ static void rmawin_bounce_put(struct rmawin_group *grp, int slot)
 	spin_unlock_irq(&grp->lock);
 }
 
-static void rmawin_req_finish(struct rmawin_req *req)
+/**
+ * rmawin_req_finish() - a request is complete (once, whoever calls first)
+ * @req: the request
+ *
+ * Context: any.
+ */
+void rmawin_req_finish(struct rmawin_req *req)
 {
 	struct rmawin_win *win = req->win;
 
+	/* a reply and a peer's failure may race to finish an accumulate */
+	if (test_and_set_bit(0, &req->finished))
+		return;
 	/* status before done: the reaper reads them in the other order */
 	smp_store_release(&req->done, true);
+	atomic_inc(&win->ep->reapable);
 	atomic_dec(&win->inflight);
 	wake_up_all(&win->ep->wq);
 }
@@ -117,6 +127,8 @@ static void rmawin_req_done(struct ib_cq *cq, struct ib_wc *wc)
 
 static void rmawin_req_release(struct rmawin_req *req)
 {
+	if (req->acc_data || req->acc_id)
+		rmawin_acc_release(req, false);
 	if (req->bounce >= 0)
 		rmawin_bounce_put(req->win->ep->group, req->bounce);
 	if (req->ent)
@@ -148,6 +160,9 @@ void rmawin_win_reap(struct rmawin_win *win, bool copy_out)
 	list_for_each_entry_safe(req, tmp, &done, node) {
 		struct rmawin_group *grp = win->ep->group;
 
+		atomic_dec(&win->ep->reapable);
+		if (req->acc_data)
+			rmawin_acc_release(req, copy_out);
 		if (!req->status && copy_out && req->opcode == RMAWIN_OP_GET &&
 		    req->bounce >= 0) {
 			ib_dma_sync_single_for_cpu(grp->ibdev, grp->bounce_dma[req->bounce],
@@ -214,10 +229,14 @@ static int rmawin_op_check(struct rmawin_ep *ep, const struct rmawin_op_desc *op
 	u64 length, end;
 	u32 unit;
 
-	if (op->opcode != RMAWIN_OP_PUT && op->opcode != RMAWIN_OP_GET)
+	bool acc = op->opcode >= RMAWIN_OP_ACC;
+	int ret;
+
+	if (!op->opcode || op->opcode >= RMAWIN_OP_LAST)
 		return -EINVAL;
-	if (op->flags || op->reserved0 || op->reserved1 || op->reserved[0] ||
-	    op->reserved[1] || op->reserved[2])
+	if (op->flags || op->reserved1 || op->reserved)
+		return -EINVAL;
+	if (!acc && (op->acc_op || op->datatype || op->result || op->compare))
 		return -EINVAL;
 	t->win = rmawin_win_lookup(ep, op->win);
 	if (!t->win)
@@ -233,9 +252,16 @@ static int rmawin_op_check(struct rmawin_ep *ep, const struct rmawin_op_desc *op
 		length = t->remote->length;
 		unit = t->remote->disp_unit;
 	}
+	if (acc) {
+		ret = rmawin_acc_check(op);
+		if (ret)
+			return ret;
+	}
 	if (check_mul_overflow(op->target_disp, (u64)unit, &t->off) ||
 	    check_add_overflow(t->off, op->len, &end) || end > length)
 		return -ERANGE;
+	if (acc)
+		return 0;
 	if (op->len && !access_ok(u64_to_user_ptr(op->origin), op->len))
 		return -EFAULT;
 	/*
@@ -363,12 +389,11 @@ static int rmawin_req_post(struct rmawin_req *req, const struct rmawin_op_desc *
 	return 0;
 }
 
-static bool rmawin_bounce_free_or_failed(struct rmawin_ep *ep, struct rmawin_peer *peer,
-					 int *slot)
+/* Bounce buffers are freed by reaping: wait until there is something to reap. */
+static bool rmawin_bounce_progress(struct rmawin_ep *ep, struct rmawin_peer *peer)
 {
-	*slot = rmawin_bounce_get(ep->group);
-	return *slot >= 0 || READ_ONCE(peer->state) != RMAWIN_PEER_CONNECTED ||
-	       READ_ONCE(ep->dev->dead);
+	return atomic_read(&ep->reapable) || READ_ONCE(ep->group->bounce_busy) != ~0UL ||
+	       READ_ONCE(peer->state) != RMAWIN_PEER_CONNECTED || READ_ONCE(ep->dev->dead);
 }
 
 /* Take a bounce buffer, reaping finished operations to free some. */
@@ -378,16 +403,14 @@ static int rmawin_req_bounce(struct rmawin_req *req, const struct rmawin_op_desc
 	struct rmawin_group *grp = ep->group;
 	int slot;
 
-	slot = rmawin_bounce_get(grp);
-	while (slot < 0) {
-		rmawin_reap_all(ep);
-		if (wait_event_killable(ep->wq,
-					rmawin_bounce_free_or_failed(ep, req->peer, &slot)))
+	while ((slot = rmawin_bounce_get(grp)) < 0) {
+		if (wait_event_killable(ep->wq, rmawin_bounce_progress(ep, req->peer)))
 			return -EINTR;
-		if (slot < 0 && READ_ONCE(req->peer->state) != RMAWIN_PEER_CONNECTED)
+		if (READ_ONCE(req->peer->state) != RMAWIN_PEER_CONNECTED)
 			return req->peer->error ?: -ECONNRESET;
-		if (slot < 0 && READ_ONCE(ep->dev->dead))
+		if (READ_ONCE(ep->dev->dead))
 			return -ENODEV;
+		rmawin_reap_all(ep);
 	}
 	req->bounce = slot;
 	if (op->opcode == RMAWIN_OP_PUT) {
@@ -453,7 +476,9 @@ static int rmawin_op_remote(struct rmawin_ep *ep, const struct rmawin_op_desc *o
 	/* the posting bias: no completion finishes it before we are done */
 	atomic_set(&req->pending, 1);
 
-	if (op->len <= RMAWIN_BOUNCE_SIZE) {
+	if (op->opcode >= RMAWIN_OP_ACC) {
+		ret = 0;
+	} else if (op->len <= RMAWIN_BOUNCE_SIZE) {
 		ret = rmawin_req_bounce(req, op);
 	} else {
 		req->ent = rmawin_rcache_get(&ep->group->rcache, op->origin, op->len,
@@ -471,7 +496,9 @@ static int rmawin_op_remote(struct rmawin_ep *ep, const struct rmawin_op_desc *o
 	list_add_tail(&req->node, &win->reqs);
 	spin_unlock_irq(&win->lock);
 
-	if (req->ent && !hit)
+	if (op->opcode >= RMAWIN_OP_ACC)
+		ret = rmawin_acc_issue(req, op, t->off);
+	else if (req->ent && !hit)
 		ret = rmawin_req_pin_post(req, op, t);
 	else
 		ret = rmawin_req_post(req, op, t, 0, op->len);
@@ -489,7 +516,8 @@ static int rmawin_op_issue(struct rmawin_ep *ep, const struct rmawin_op_desc *op
 	if (!op->len)
 		return 0;
 	if (op->target == ep->group->rank)
-		return rmawin_op_local(op, t);
+		return op->opcode >= RMAWIN_OP_ACC ? rmawin_acc_local(op, t->win, t->off) :
+						     rmawin_op_local(op, t);
 	return rmawin_op_remote(ep, op, t);
 }
 

@@ -76,6 +76,7 @@ struct rmawin_dev {
  * @counters: this endpoint's share of the counters in struct rmawin_stats
  * @debugfs: its file under /sys/kernel/debug/rmawin/
  * @pid: the process that opened it
+ * @reapable: operations complete and not yet reaped, on any window
  */
 struct rmawin_ep {
 	struct kref ref;
@@ -94,6 +95,7 @@ struct rmawin_ep {
 	atomic_long_t counters[RMAWIN_NR_COUNTERS];
 	struct dentry *debugfs;
 	struct pid *pid;
+	atomic_t reapable;
 };
 
 /* Control messages: small SEND/RECV messages between the kernels of a group. */
@@ -106,6 +108,8 @@ struct rmawin_ep {
 enum rmawin_msg_type {
 	RMAWIN_MSG_BARRIER = 1,
 	RMAWIN_MSG_WIN_DESC,
+	RMAWIN_MSG_ACC,
+	RMAWIN_MSG_ACC_REPLY,
 	RMAWIN_MSG_LAST,
 };
 
@@ -195,6 +199,7 @@ struct rmawin_kmem {
  * @nchunks: number of regions
  * @tbl: every peer's descriptor
  * @lock: @reqs
+ * @acc_lock: serializes the accumulate family on this window's memory
  * @reqs: operations issued and not yet reaped
  * @inflight: operations issued and not yet complete
  * @error: first error of an operation of the current epoch
@@ -214,6 +219,7 @@ struct rmawin_win {
 	u32 nchunks;
 	struct rmawin_win_table *tbl;
 	spinlock_t lock;		/* reqs */
+	spinlock_t acc_lock;		/* accumulates applied to the window */
 	struct list_head reqs;
 	atomic_t inflight;
 	int error;
@@ -233,6 +239,11 @@ struct rmawin_win {
  * @uaddr: origin buffer (where a bounced get copies to)
  * @len: bytes
  * @ent: the origin's pinned pages, if not bounced
+ * @finished: set once by whoever finishes the request
+ * @acc_id: accumulate family: id the target's replies carry
+ * @acc_data: accumulate family: the origin (and compare) elements
+ * @result: fetching accumulates: the previous values, @len bytes
+ * @result_uaddr: where @result goes at reap
  */
 struct rmawin_req {
 	struct list_head node;
@@ -247,6 +258,11 @@ struct rmawin_req {
 	void __user *uaddr;
 	u64 len;
 	struct rmawin_rcache_ent *ent;
+	unsigned long finished;
+	u32 acc_id;
+	void *acc_data;
+	void *result;
+	void __user *result_uaddr;
 };
 
 /**
@@ -302,6 +318,8 @@ struct rmawin_ctrl_buf {
  * @rx_dma: DMA address of @rx_mem
  * @tx_dma: DMA address of @tx_mem
  * @sq_data: data work requests posted and not yet complete
+ * @deferred: messages to send once a send buffer is free (replies, which
+ *	completion context cannot wait for), under @grp->lock
  */
 struct rmawin_peer {
 	struct rmawin_group *grp;
@@ -319,6 +337,7 @@ struct rmawin_peer {
 	u64 rx_dma;
 	u64 tx_dma;
 	atomic_t sq_data;
+	struct list_head deferred;
 };
 
 /**
@@ -397,6 +416,7 @@ struct rmawin_rcache {
  * @bounce_dma: DMA address of each bounce buffer
  * @bounce_busy: bitmap of bounce buffers in use, under @lock
  * @rcache: pinned origin buffers kept for reuse
+ * @acc_reqs: accumulate-family requests waiting for replies, by id
  */
 struct rmawin_group {
 	struct rmawin_ep *ep;
@@ -420,6 +440,7 @@ struct rmawin_group {
 	u64 bounce_dma[RMAWIN_BOUNCE_SLOTS];
 	unsigned long bounce_busy;
 	struct rmawin_rcache rcache;
+	struct xarray acc_reqs;
 };
 
 /**
@@ -487,6 +508,9 @@ void rmawin_ctrl_free(struct rmawin_peer *peer);
 int rmawin_ctrl_post_recvs(struct rmawin_peer *peer);
 int rmawin_msg_send(struct rmawin_peer *peer, u8 type, u32 arg,
 		    const void *payload, u16 len);
+int rmawin_msg_send_async(struct rmawin_peer *peer, u8 type, u32 arg,
+			  const void *payload, u16 len);
+void rmawin_req_finish(struct rmawin_req *req);
 
 /* window.c */
 int rmawin_ioctl_win_create(struct rmawin_ep *ep, void *arg);
@@ -513,6 +537,19 @@ struct rmawin_rcache_ent *rmawin_rcache_get(struct rmawin_rcache *rc, u64 addr, 
 					    bool write, bool *hit);
 int rmawin_rcache_pin(struct rmawin_rcache_ent *e, unsigned long upto);
 void rmawin_rcache_put(struct rmawin_rcache_ent *e, bool failed);
+
+/* acc.c, acc_apply.c, acc_float.c */
+u32 rmawin_acc_size(u8 type);
+bool rmawin_acc_valid(u8 op, u8 type);
+void rmawin_acc_apply(u8 op, u8 type, void *t, const void *o, u32 n);
+void rmawin_acc_apply_float(u8 op, u8 type, void *t, const void *o, u32 n);
+int rmawin_acc_check(const struct rmawin_op_desc *op);
+int rmawin_acc_local(const struct rmawin_op_desc *op, struct rmawin_win *win, u64 off);
+int rmawin_acc_issue(struct rmawin_req *req, const struct rmawin_op_desc *op, u64 off);
+void rmawin_acc_recv(struct rmawin_peer *peer, u32 id, const void *payload, u16 len);
+void rmawin_acc_reply_recv(struct rmawin_peer *peer, u32 id, const void *payload, u16 len);
+void rmawin_acc_fail_peer(struct rmawin_peer *peer);
+void rmawin_acc_release(struct rmawin_req *req, bool copy_out);
 
 /* sync.c */
 int rmawin_ioctl_fence(struct rmawin_ep *ep, void *arg);

@@ -639,6 +639,7 @@ int rmawin_ioctl_win_create(struct rmawin_ep *ep, void *arg)
 	win->disp_unit = c->disp_unit;
 	win->kmem_wanted = c->flags & RMAWIN_WIN_ALLOCATE;
 	spin_lock_init(&win->lock);
+	spin_lock_init(&win->acc_lock);
 	INIT_LIST_HEAD(&win->reqs);
 
 	ret = rmawin_win_setup(win);

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later OR MIT
 /*
  * Communication: put, get and the accumulate family.  Nonblocking; each
- * completes at the next synchronization.  put and get are one-operation
- * batches of RMAWIN_IOC_RMA; the accumulate family is not implemented yet.
+ * completes at the next synchronization.  Each call is a one-operation
+ * batch of RMAWIN_IOC_RMA.
  */
 #include <errno.h>
 #include <string.h>
@@ -43,60 +43,73 @@ int rmawin_get(struct rmawin_win *win, void *origin, size_t len, int target,
 	return rmawin_rma_one(win, RMAWIN_OP_GET, origin, len, target, target_disp);
 }
 
+/* The library's enums are the ABI's values. */
+_Static_assert((int)RMAWIN_SUM == (int)RMAWIN_ACC_SUM &&
+	       (int)RMAWIN_LXOR == (int)RMAWIN_ACC_LXOR &&
+	       (int)RMAWIN_NO_OP == (int)RMAWIN_ACC_NO_OP, "enum rmawin_op != enum rmawin_acc_op");
+_Static_assert((int)RMAWIN_INT8 == (int)RMAWIN_TYPE_INT8 &&
+	       (int)RMAWIN_UINT32 == (int)RMAWIN_TYPE_UINT32 &&
+	       (int)RMAWIN_DOUBLE == (int)RMAWIN_TYPE_DOUBLE, "enum rmawin_type != enum rmawin_datatype");
+
+static size_t rmawin_type_size(enum rmawin_type type)
+{
+	static const unsigned char sizes[] = { 1, 1, 2, 2, 4, 4, 8, 8, 4, 8 };
+
+	return (unsigned int)type < sizeof(sizes) ? sizes[type] : 0;
+}
+
+static int rmawin_acc_one(struct rmawin_win *win, uint8_t opcode, const void *origin,
+			  const void *compare, void *result, size_t count, enum rmawin_type type,
+			  int target, size_t target_disp, enum rmawin_op op)
+{
+	struct rmawin_op_desc d;
+	struct rmawin_rma r;
+
+	if (!win || target < 0 || !rmawin_type_size(type) || (unsigned int)op > 255)
+		return -EINVAL;
+	memset(&d, 0, sizeof(d));
+	d.opcode = opcode;
+	d.acc_op = op;
+	d.datatype = type;
+	d.target = target;
+	d.win = win->id;
+	d.origin = (uintptr_t)origin;
+	d.len = count * rmawin_type_size(type);
+	d.target_disp = target_disp;
+	d.result = (uintptr_t)result;
+	d.compare = (uintptr_t)compare;
+	memset(&r, 0, sizeof(r));
+	r.ops_ptr = (uintptr_t)&d;
+	r.nops = 1;
+	r.op_size = sizeof(d);
+	return rmawin__ioctl_struct(win->ep->fd, RMAWIN_IOC_RMA, &r);
+}
+
 int rmawin_accumulate(struct rmawin_win *win, const void *origin, size_t count,
 		      enum rmawin_type type, int target, size_t target_disp, enum rmawin_op op)
 {
-	if (!win)
-		return -EINVAL;
-	(void)origin;
-	(void)count;
-	(void)type;
-	(void)target;
-	(void)target_disp;
-	(void)op;
-	return -EOPNOTSUPP;
+	return rmawin_acc_one(win, RMAWIN_OP_ACC, origin, NULL, NULL, count, type, target,
+			      target_disp, op);
 }
 
 int rmawin_get_accumulate(struct rmawin_win *win, const void *origin, void *result,
 			  size_t count, enum rmawin_type type, int target, size_t target_disp,
 			  enum rmawin_op op)
 {
-	if (!win)
-		return -EINVAL;
-	(void)origin;
-	(void)result;
-	(void)count;
-	(void)type;
-	(void)target;
-	(void)target_disp;
-	(void)op;
-	return -EOPNOTSUPP;
+	return rmawin_acc_one(win, RMAWIN_OP_GET_ACC, origin, NULL, result, count, type,
+			      target, target_disp, op);
 }
 
 int rmawin_fetch_and_op(struct rmawin_win *win, const void *origin, void *result,
 			enum rmawin_type type, int target, size_t target_disp, enum rmawin_op op)
 {
-	if (!win)
-		return -EINVAL;
-	(void)origin;
-	(void)result;
-	(void)type;
-	(void)target;
-	(void)target_disp;
-	(void)op;
-	return -EOPNOTSUPP;
+	return rmawin_acc_one(win, RMAWIN_OP_FETCH_OP, origin, NULL, result, 1, type, target,
+			      target_disp, op);
 }
 
 int rmawin_compare_and_swap(struct rmawin_win *win, const void *origin, const void *compare,
 			    void *result, enum rmawin_type type, int target, size_t target_disp)
 {
-	if (!win)
-		return -EINVAL;
-	(void)origin;
-	(void)compare;
-	(void)result;
-	(void)type;
-	(void)target;
-	(void)target_disp;
-	return -EOPNOTSUPP;
+	return rmawin_acc_one(win, RMAWIN_OP_CAS, origin, compare, result, 1, type, target,
+			      target_disp, 0);
 }

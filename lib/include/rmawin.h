@@ -312,7 +312,11 @@ enum rmawin_type { RMAWIN_INT8, RMAWIN_UINT8, RMAWIN_INT16, RMAWIN_UINT16, RMAWI
  * @target_disp: where in the target window, in disp_units
  * @op: target = target @op origin, atomically per element
  *
- * Not implemented yet: returns -EOPNOTSUPP (-EINVAL for a NULL @win).
+ * target = @op(target, origin) element by element, applied by the target's
+ * kernel: atomic per element against every accumulate-family operation.
+ *
+ * Return: 0; -EINVAL for an op/type pair MPI does not define (BAND on
+ * double...), a bad rank; -ERANGE beyond the target window; -EFAULT.
  */
 int rmawin_accumulate(struct rmawin_win *win, const void *origin, size_t count,
 		      enum rmawin_type type, int target, size_t target_disp, enum rmawin_op op);
@@ -328,7 +332,10 @@ int rmawin_accumulate(struct rmawin_win *win, const void *origin, size_t count,
  * @target_disp: where in the target window, in disp_units
  * @op: the operation
  *
- * Not implemented yet: returns -EOPNOTSUPP (-EINVAL for a NULL @win).
+ * As rmawin_accumulate(); @result receives the previous values at the next
+ * synchronization.
+ *
+ * Return: as rmawin_accumulate().
  */
 int rmawin_get_accumulate(struct rmawin_win *win, const void *origin, void *result,
 			  size_t count, enum rmawin_type type, int target, size_t target_disp,
@@ -344,7 +351,9 @@ int rmawin_get_accumulate(struct rmawin_win *win, const void *origin, void *resu
  * @target_disp: where in the target window, in disp_units
  * @op: the operation
  *
- * Not implemented yet: returns -EOPNOTSUPP (-EINVAL for a NULL @win).
+ * rmawin_get_accumulate() of one element.
+ *
+ * Return: as rmawin_accumulate().
  */
 int rmawin_fetch_and_op(struct rmawin_win *win, const void *origin, void *result,
 			enum rmawin_type type, int target, size_t target_disp, enum rmawin_op op);
@@ -359,7 +368,10 @@ int rmawin_fetch_and_op(struct rmawin_win *win, const void *origin, void *result
  * @target: rank of the target
  * @target_disp: where in the target window, in disp_units
  *
- * Not implemented yet: returns -EOPNOTSUPP (-EINVAL for a NULL @win).
+ * If the target element equals *@compare it becomes *@origin; @result
+ * receives the previous value (compared bitwise, floats included).
+ *
+ * Return: as rmawin_accumulate().
  */
 int rmawin_compare_and_swap(struct rmawin_win *win, const void *origin, const void *compare,
 			    void *result, enum rmawin_type type, int target, size_t target_disp);

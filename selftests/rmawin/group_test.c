@@ -287,8 +287,16 @@ static int victim_rank(int rank, int n, void *p)
 	int ret;
 
 	ret = open_rank(rank, n, port, 20000, &ep);
-	if (ret)
+	if (ret) {
+		fprintf(stderr, "rank %d: open: %s\n", rank, rmawin_strerror(ret));
 		return 1;
+	}
+	/* everyone's join is complete, on every side, before anyone dies */
+	ret = rmawin_barrier(ep);
+	if (ret) {
+		fprintf(stderr, "rank %d: first barrier: %s\n", rank, rmawin_strerror(ret));
+		return 1;
+	}
 	if (rank == 1) {
 		/* die without closing anything: the kernel must clean up */
 		kill(getpid(), SIGKILL);

@@ -1,0 +1,401 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The accumulate family: atomicity of concurrent fetch_and_op from every
+ * rank, accumulate of doubles all to all, get_accumulate's previous
+ * values, compare_and_swap, and every op x type pair against a reference
+ * computed here with the same C expressions; invalid pairs are EINVAL.
+ */
+#include <stdint.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <rmawin.h>
+
+#include "rmawin_test.h"
+
+static int open_rank(int rank, int n, int port, struct rmawin_ep **ep)
+{
+	static char buf[16][32];
+	static const char *addrs[16];
+	struct rmawin_ep_attr attr = { .rank = rank, .nranks = n, .addrs = addrs };
+	int i;
+
+	for (i = 0; i < n; i++) {
+		snprintf(buf[i], sizeof(buf[i]), "198.18.0.1:%d", port + i);
+		addrs[i] = buf[i];
+	}
+	return rmawin_ep_open(&attr, ep);
+}
+
+/* Fork n ranks running fn; return how many exited 0 (others print why). */
+static int run(int n, int port, int (*fn)(struct rmawin_ep *ep, void *arg), void *arg)
+{
+	pid_t pid[16];
+	int i, st, ok = 0;
+
+	for (i = 0; i < n; i++) {
+		pid[i] = fork();
+		if (!pid[i]) {
+			struct rmawin_ep *ep;
+			int ret = open_rank(i, n, port, &ep);
+
+			if (ret) {
+				fprintf(stderr, "rank %d: open: %s\n", i, rmawin_strerror(ret));
+				_exit(100);
+			}
+			ret = fn(ep, arg);
+			if (rmawin_ep_close(ep))
+				ret = 101;
+			_exit(ret);
+		}
+	}
+	for (i = 0; i < n; i++) {
+		if (waitpid(pid[i], &st, 0) != pid[i])
+			continue;
+		if (WIFEXITED(st) && !WEXITSTATUS(st))
+			ok++;
+		else
+			fprintf(stderr, "rank %d: exit %d\n", i, WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+	}
+	return ok;
+}
+
+#define K	40
+
+/* Every rank adds 1 to rank 0's counter K times, fetching the old value. */
+static int fetch_add_rank(struct rmawin_ep *ep, void *arg)
+{
+	int64_t counter = 0, one = 1, fetched[K];
+	int64_t *seen = arg;	/* shared: nranks * K fetched values */
+	int me = rmawin_rank(ep), n = rmawin_nranks(ep), i;
+	struct rmawin_win *win;
+
+	if (rmawin_win_create(ep, &counter, me ? 0 : sizeof(counter), 8, 0, &win))
+		return 1;
+	if (rmawin_fence(win, 0))
+		return 2;
+	for (i = 0; i < K; i++)
+		if (rmawin_fetch_and_op(win, &one, &fetched[i], RMAWIN_INT64, 0, 0, RMAWIN_SUM))
+			return 3;
+	if (rmawin_fence(win, 0))
+		return 4;
+	memcpy(&seen[me * K], fetched, sizeof(fetched));
+	if (me == 0 && counter != (int64_t)n * K)
+		return 5;
+	return rmawin_win_free(win) ? 6 : 0;
+}
+
+static void fetch_add_case(struct __test_metadata *_metadata, int n, int port)
+{
+	int64_t *seen = mmap(NULL, 16 * K * 8, PROT_READ | PROT_WRITE,
+			     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	char *hit = calloc(n * K, 1);
+	int i;
+
+	ASSERT_NE(MAP_FAILED, seen);
+	ASSERT_EQ(n, run(n, port, fetch_add_rank, seen));
+	/* atomic: every value 0 .. n*K-1 was fetched exactly once */
+	for (i = 0; i < n * K; i++) {
+		ASSERT_LE(0, seen[i]);
+		ASSERT_GT(n * K, seen[i]);
+		ASSERT_EQ(0, hit[seen[i]]) TH_LOG("value %ld fetched twice", (long)seen[i]);
+		hit[seen[i]] = 1;
+	}
+	free(hit);
+	munmap(seen, 16 * K * 8);
+	EXPECT_EQ(0, rmawin_stat("reqs"));
+	EXPECT_EQ(0, rmawin_stat("windows"));
+}
+
+TEST(fetch_and_op_sum_atomic_2_ranks) { fetch_add_case(_metadata, 2, 28000); }
+TEST(fetch_and_op_sum_atomic_4_ranks) { fetch_add_case(_metadata, 4, 28100); }
+
+FIXTURE(slow) {};
+FIXTURE_SETUP(slow) {}
+FIXTURE_TEARDOWN(slow) {}
+TEST_F_TIMEOUT(slow, fetch_and_op_sum_atomic_8_ranks, 120) { fetch_add_case(_metadata, 8, 28200); }
+
+/* Every rank adds (rank + 1) * (i + 0.5) to element i of every rank's window. */
+static int acc_double_rank(struct rmawin_ep *ep, void *arg)
+{
+	int me = rmawin_rank(ep), n = rmawin_nranks(ep), t, i;
+	double win_mem[100] = { 0 }, mine[100], expect;
+	struct rmawin_win *win;
+
+	(void)arg;
+	for (i = 0; i < 100; i++)
+		mine[i] = (me + 1) * (i + 0.5);
+	if (rmawin_win_create(ep, win_mem, sizeof(win_mem), sizeof(double), 0, &win) ||
+	    rmawin_fence(win, 0))
+		return 1;
+	for (t = 0; t < n; t++)
+		if (rmawin_accumulate(win, mine, 100, RMAWIN_DOUBLE, t, 0, RMAWIN_SUM))
+			return 2;
+	if (rmawin_fence(win, 0))
+		return 3;
+	for (i = 0; i < 100; i++) {
+		/* sum over ranks r of (r + 1) * (i + 0.5): exact in binary */
+		expect = (double)n * (n + 1) / 2 * (i + 0.5);
+		if (win_mem[i] != expect)
+			return 4;
+	}
+	return rmawin_win_free(win) ? 5 : 0;
+}
+
+TEST(accumulate_double_sum_all_to_all)
+{
+	EXPECT_EQ(4, run(4, 28300, acc_double_rank, NULL));
+	EXPECT_EQ(0, rmawin_stat("reqs"));
+}
+
+/* get_accumulate REPLACE as a swap; NO_OP as an atomic read; CAS. */
+static int fetch_ops_rank(struct rmawin_ep *ep, void *arg)
+{
+	int32_t win_mem[8] = { 10, 20, 30, 40, 50, 60, 70, 80 };
+	int32_t origin[4] = { 1, 2, 3, 4 }, result[4] = { 0 }, cmp, val, old;
+	int me = rmawin_rank(ep);
+	struct rmawin_win *win;
+
+	(void)arg;
+	if (rmawin_win_create(ep, win_mem, sizeof(win_mem), 4, 0, &win) || rmawin_fence(win, 0))
+		return 1;
+	if (me == 1) {
+		if (rmawin_get_accumulate(win, origin, result, 4, RMAWIN_INT32, 0, 2,
+					  RMAWIN_REPLACE))
+			return 2;
+	}
+	if (rmawin_fence(win, 0))
+		return 3;
+	if (me == 1 && (result[0] != 30 || result[3] != 60))
+		return 4;
+	if (me == 0 && (win_mem[2] != 1 || win_mem[5] != 4 || win_mem[6] != 70))
+		return 5;
+	if (me == 1) {
+		/* NO_OP: read atomically without changing */
+		if (rmawin_get_accumulate(win, NULL, result, 2, RMAWIN_INT32, 0, 0, RMAWIN_NO_OP))
+			return 6;
+		cmp = 10, val = 99;	/* matches: swapped */
+		if (rmawin_compare_and_swap(win, &val, &cmp, &old, RMAWIN_INT32, 0, 0))
+			return 7;
+	}
+	if (rmawin_fence(win, 0))
+		return 8;
+	if (me == 1 && (result[0] != 10 || result[1] != 20 || old != 10))
+		return 9;
+	if (me == 1) {
+		cmp = 10, val = 5;	/* no longer matches: unchanged */
+		if (rmawin_compare_and_swap(win, &val, &cmp, &old, RMAWIN_INT32, 0, 0))
+			return 10;
+	}
+	if (rmawin_fence(win, 0))
+		return 11;
+	if (me == 1 && old != 99)
+		return 12;
+	if (me == 0 && win_mem[0] != 99)
+		return 13;
+	return rmawin_win_free(win) ? 14 : 0;
+}
+
+TEST(get_accumulate_and_cas)
+{
+	EXPECT_EQ(2, run(2, 28400, fetch_ops_rank, NULL));
+}
+
+/* ---- every op x type against a local reference ---- */
+
+#define NOPS	12
+#define NTYPES	10
+static const size_t type_size[NTYPES] = { 1, 1, 2, 2, 4, 4, 8, 8, 4, 8 };
+
+static int valid_pair(int op, int type)
+{
+	return type < RMAWIN_FLOAT || op <= RMAWIN_MAX || op >= RMAWIN_REPLACE;
+}
+
+#define REF(T)								\
+	do {								\
+		T *tt = (T *)t, *oo = (T *)o;				\
+		for (i = 0; i < n; i++) {				\
+			switch (op) {					\
+			case RMAWIN_SUM: tt[i] = (T)(tt[i] + oo[i]); break; \
+			case RMAWIN_PROD: tt[i] = (T)(tt[i] * oo[i]); break; \
+			case RMAWIN_MIN: tt[i] = oo[i] < tt[i] ? oo[i] : tt[i]; break; \
+			case RMAWIN_MAX: tt[i] = oo[i] > tt[i] ? oo[i] : tt[i]; break; \
+			case RMAWIN_REPLACE: tt[i] = oo[i]; break;	\
+			default: break;					\
+			}						\
+		}							\
+	} while (0)
+
+#define REF_INT(T)							\
+	do {								\
+		T *tt = (T *)t, *oo = (T *)o;				\
+		for (i = 0; i < n; i++) {				\
+			switch (op) {					\
+			case RMAWIN_BAND: tt[i] &= oo[i]; break;	\
+			case RMAWIN_BOR: tt[i] |= oo[i]; break;		\
+			case RMAWIN_BXOR: tt[i] ^= oo[i]; break;	\
+			case RMAWIN_LAND: tt[i] = tt[i] && oo[i]; break; \
+			case RMAWIN_LOR: tt[i] = tt[i] || oo[i]; break;	\
+			case RMAWIN_LXOR: tt[i] = !tt[i] != !oo[i]; break; \
+			default: break;					\
+			}						\
+		}							\
+		REF(T);							\
+	} while (0)
+
+static void reference(int op, int type, void *t, const void *o, int n)
+{
+	int i;
+
+	switch (type) {
+	case RMAWIN_INT8: REF_INT(int8_t); break;
+	case RMAWIN_UINT8: REF_INT(uint8_t); break;
+	case RMAWIN_INT16: REF_INT(int16_t); break;
+	case RMAWIN_UINT16: REF_INT(uint16_t); break;
+	case RMAWIN_INT32: REF_INT(int32_t); break;
+	case RMAWIN_UINT32: REF_INT(uint32_t); break;
+	case RMAWIN_INT64: REF_INT(int64_t); break;
+	case RMAWIN_UINT64: REF_INT(uint64_t); break;
+	case RMAWIN_FLOAT: REF(float); break;
+	case RMAWIN_DOUBLE: REF(double); break;
+	}
+}
+
+/* Bytes that make interesting values of every type: signs, zeros, NaN-free floats. */
+static void init_vals(unsigned char *p, size_t bytes, int seed, int type)
+{
+	size_t i;
+
+	for (i = 0; i < bytes; i++)
+		p[i] = (unsigned char)((i * 37 + seed * 101) ^ (i % 3 ? 0x80 : 0));
+	if (type == RMAWIN_FLOAT)
+		for (i = 0; i < bytes / 4; i++)
+			((float *)p)[i] = (float)(((int)i % 7) - 3) * 1.25f + seed;
+	if (type == RMAWIN_DOUBLE)
+		for (i = 0; i < bytes / 8; i++)
+			((double *)p)[i] = (double)(((int)i % 5) - 2) * 2.5 + seed;
+	if (type < RMAWIN_FLOAT)
+		for (i = 0; i < bytes; i += 5)
+			p[i] = 0;	/* zeros for the logical ops */
+}
+
+#define NELEM	16
+
+/* Rank 1 applies every valid pair to its own slot of rank 0's window. */
+static int pairs_rank(struct rmawin_ep *ep, void *arg)
+{
+	/* one slot per pair, then one for get_accumulate */
+	static unsigned char win_mem[(NOPS * NTYPES + 1) * NELEM * 8];
+	const size_t ga_slot = NOPS * NTYPES * NELEM * 8;
+	unsigned char o[NELEM * 8], t0[NELEM * 8], res[NELEM * 8];
+	int me = rmawin_rank(ep), op, type, bad = 0;
+	struct rmawin_win *win;
+	size_t slot, bytes;
+
+	(void)arg;
+	for (op = 0; op < NOPS; op++)
+		for (type = 0; type < NTYPES; type++) {
+			slot = (op * NTYPES + type) * NELEM * 8;
+			init_vals(win_mem + slot, NELEM * type_size[type], 1, type);
+		}
+	init_vals(win_mem + ga_slot, NELEM * 8, 1, RMAWIN_DOUBLE);
+	if (rmawin_win_create(ep, win_mem, sizeof(win_mem), 1, 0, &win) || rmawin_fence(win, 0))
+		return 1;
+	for (op = 0; me == 1 && op < NOPS; op++)
+		for (type = 0; type < NTYPES; type++) {
+			bytes = NELEM * type_size[type];
+			slot = (op * NTYPES + type) * NELEM * 8;
+			init_vals(o, bytes, 2, type);
+			int ret = rmawin_accumulate(win, o, NELEM, type, 0, slot, op);
+
+			if (valid_pair(op, type) ? ret != 0 : ret != -EINVAL) {
+				fprintf(stderr, "op %d type %d: %d\n", op, type, ret);
+				bad = 1;
+			}
+		}
+	if (rmawin_fence(win, 0))
+		return 2;
+	for (op = 0; me == 0 && op < NOPS; op++)
+		for (type = 0; type < NTYPES; type++) {
+			bytes = NELEM * type_size[type];
+			slot = (op * NTYPES + type) * NELEM * 8;
+			init_vals(t0, bytes, 1, type);
+			init_vals(o, bytes, 2, type);
+			if (valid_pair(op, type))
+				reference(op, type, t0, o, NELEM);
+			if (memcmp(t0, win_mem + slot, bytes)) {
+				fprintf(stderr, "op %d type %d: result differs\n", op, type);
+				bad = 1;
+			}
+		}
+	/* the same through get_accumulate: the previous values come back */
+	if (me == 1) {
+		init_vals(o, 8 * NELEM, 3, RMAWIN_DOUBLE);
+		if (rmawin_get_accumulate(win, o, res, NELEM, RMAWIN_DOUBLE, 0, ga_slot, RMAWIN_MAX))
+			bad = 1;
+	}
+	if (rmawin_fence(win, 0))
+		return 3;
+	if (me == 1) {
+		init_vals(t0, 8 * NELEM, 1, RMAWIN_DOUBLE);
+		if (memcmp(t0, res, 8 * NELEM)) {
+			fprintf(stderr, "get_accumulate: previous values differ\n");
+			bad = 1;
+		}
+	}
+	if (me == 0) {
+		init_vals(t0, 8 * NELEM, 1, RMAWIN_DOUBLE);
+		init_vals(o, 8 * NELEM, 3, RMAWIN_DOUBLE);
+		reference(RMAWIN_MAX, RMAWIN_DOUBLE, t0, o, NELEM);
+		if (memcmp(t0, win_mem + ga_slot, 8 * NELEM)) {
+			fprintf(stderr, "get_accumulate: new values differ\n");
+			bad = 1;
+		}
+	}
+	if (rmawin_win_free(win))
+		return 4;
+	return bad ? 5 : 0;
+}
+
+TEST(every_op_and_type_against_reference)
+{
+	EXPECT_EQ(2, run(2, 28500, pairs_rank, NULL));
+	EXPECT_EQ(0, rmawin_stat("reqs"));
+}
+
+/* Argument checks of the accumulate family, with exact errnos. */
+static int args_rank(struct rmawin_ep *ep, void *arg)
+{
+	int32_t w[4] = { 0 }, v = 1, r;
+	struct rmawin_win *win;
+	int bad = 0;
+
+	(void)arg;
+	if (rmawin_win_create(ep, w, sizeof(w), 4, 0, &win) || rmawin_fence(win, 0))
+		return 1;
+#define EXPECT_RET(want, call) do { int _r = (call); if (_r != (want)) { \
+	fprintf(stderr, "%s: %d, want %d\n", #call, _r, (want)); bad = 1; } } while (0)
+	EXPECT_RET(-EINVAL, rmawin_accumulate(win, &v, 1, RMAWIN_DOUBLE, 1, 0, RMAWIN_BAND));
+	EXPECT_RET(-EINVAL, rmawin_accumulate(win, &v, 1, RMAWIN_FLOAT, 1, 0, RMAWIN_LXOR));
+	EXPECT_RET(-EINVAL, rmawin_accumulate(win, &v, 1, 99, 1, 0, RMAWIN_SUM));
+	EXPECT_RET(-EINVAL, rmawin_accumulate(win, &v, 1, RMAWIN_INT32, 1, 0, 99));
+	EXPECT_RET(-EINVAL, rmawin_accumulate(win, &v, 0, RMAWIN_INT32, 1, 0, RMAWIN_SUM));
+	EXPECT_RET(-EINVAL, rmawin_accumulate(win, &v, 1, RMAWIN_INT32, 2, 0, RMAWIN_SUM));
+	EXPECT_RET(-ERANGE, rmawin_accumulate(win, &v, 1, RMAWIN_INT32, 1, 4, RMAWIN_SUM));
+	EXPECT_RET(-ERANGE, rmawin_accumulate(win, w, 4, RMAWIN_INT32, 1, 1, RMAWIN_SUM));
+	EXPECT_RET(-EFAULT, rmawin_accumulate(win, (void *)8, 1, RMAWIN_INT32, 1, 0, RMAWIN_SUM));
+	EXPECT_RET(-EFAULT, rmawin_fetch_and_op(win, &v, (void *)"ro", RMAWIN_INT8, 1, 0,
+						RMAWIN_SUM));
+	EXPECT_RET(-EINVAL, rmawin_fetch_and_op(win, &v, NULL, RMAWIN_INT32, 1, 0, RMAWIN_SUM));
+	EXPECT_RET(0, rmawin_fetch_and_op(win, &v, &r, RMAWIN_INT32, 1, 0, RMAWIN_SUM));
+	if (rmawin_fence(win, 0) || rmawin_win_free(win))
+		return 2;
+	return bad ? 3 : 0;
+}
+
+TEST(accumulate_argument_errors)
+{
+	EXPECT_EQ(2, run(2, 28600, args_rank, NULL));
+}
+
+TEST_HARNESS_MAIN
