@@ -67,6 +67,8 @@ enum rmawin_ioc_nr {
 #define RMAWIN_FEAT_GROUP	_BITULL(1)
 /* windows over user memory, put and get, fence */
 #define RMAWIN_FEAT_WINDOWS	_BITULL(2)
+/* accumulate, get_accumulate, fetch_and_op, compare_and_swap */
+#define RMAWIN_FEAT_ACCUMULATE	_BITULL(3)
 
 /**
  * enum rmawin_port_state - state of an RDMA port, as the kernel's ib_port_state
@@ -311,26 +313,104 @@ struct rmawin_win_free {
  * enum rmawin_opcode - what one operation descriptor asks for
  * @RMAWIN_OP_PUT: copy @len bytes from @origin into the target window
  * @RMAWIN_OP_GET: copy @len bytes of the target window into @origin
+ * @RMAWIN_OP_ACC: target = @acc_op(target, origin), element by element
+ * @RMAWIN_OP_GET_ACC: as ACC, and the target's previous values to @result
+ * @RMAWIN_OP_FETCH_OP: GET_ACC of one element
+ * @RMAWIN_OP_CAS: one element: if target == *@compare then target =
+ *	*@origin; the previous value to @result
  * @RMAWIN_OP_LAST: first unused opcode
+ *
+ * The accumulate family (ACC to CAS) is applied by the target's kernel,
+ * under a per-window lock: atomic per element with respect to every other
+ * accumulate-family operation on the window, whichever rank issues it.
  */
 enum rmawin_opcode {
 	RMAWIN_OP_PUT = 1,
 	RMAWIN_OP_GET,
+	RMAWIN_OP_ACC,
+	RMAWIN_OP_GET_ACC,
+	RMAWIN_OP_FETCH_OP,
+	RMAWIN_OP_CAS,
 	RMAWIN_OP_LAST,
+};
+
+/**
+ * enum rmawin_acc_op - the operation of an accumulate, as MPI's MPI_Op
+ * @RMAWIN_ACC_SUM: target + origin
+ * @RMAWIN_ACC_PROD: target * origin
+ * @RMAWIN_ACC_MIN: origin < target ? origin : target
+ * @RMAWIN_ACC_MAX: origin > target ? origin : target
+ * @RMAWIN_ACC_BAND: target & origin (integers only)
+ * @RMAWIN_ACC_BOR: target | origin (integers only)
+ * @RMAWIN_ACC_BXOR: target ^ origin (integers only)
+ * @RMAWIN_ACC_LAND: target && origin (integers only)
+ * @RMAWIN_ACC_LOR: target || origin (integers only)
+ * @RMAWIN_ACC_LXOR: !target != !origin (integers only)
+ * @RMAWIN_ACC_REPLACE: origin
+ * @RMAWIN_ACC_NO_OP: target unchanged (GET_ACC as an atomic get)
+ * @RMAWIN_ACC_LAST: first unused value
+ */
+enum rmawin_acc_op {
+	RMAWIN_ACC_SUM,
+	RMAWIN_ACC_PROD,
+	RMAWIN_ACC_MIN,
+	RMAWIN_ACC_MAX,
+	RMAWIN_ACC_BAND,
+	RMAWIN_ACC_BOR,
+	RMAWIN_ACC_BXOR,
+	RMAWIN_ACC_LAND,
+	RMAWIN_ACC_LOR,
+	RMAWIN_ACC_LXOR,
+	RMAWIN_ACC_REPLACE,
+	RMAWIN_ACC_NO_OP,
+	RMAWIN_ACC_LAST,
+};
+
+/**
+ * enum rmawin_datatype - element type of an accumulate
+ * @RMAWIN_TYPE_INT8: int8_t
+ * @RMAWIN_TYPE_UINT8: uint8_t
+ * @RMAWIN_TYPE_INT16: int16_t
+ * @RMAWIN_TYPE_UINT16: uint16_t
+ * @RMAWIN_TYPE_INT32: int32_t
+ * @RMAWIN_TYPE_UINT32: uint32_t
+ * @RMAWIN_TYPE_INT64: int64_t
+ * @RMAWIN_TYPE_UINT64: uint64_t
+ * @RMAWIN_TYPE_FLOAT: IEEE 754 binary32
+ * @RMAWIN_TYPE_DOUBLE: IEEE 754 binary64
+ * @RMAWIN_TYPE_LAST: first unused value
+ */
+enum rmawin_datatype {
+	RMAWIN_TYPE_INT8,
+	RMAWIN_TYPE_UINT8,
+	RMAWIN_TYPE_INT16,
+	RMAWIN_TYPE_UINT16,
+	RMAWIN_TYPE_INT32,
+	RMAWIN_TYPE_UINT32,
+	RMAWIN_TYPE_INT64,
+	RMAWIN_TYPE_UINT64,
+	RMAWIN_TYPE_FLOAT,
+	RMAWIN_TYPE_DOUBLE,
+	RMAWIN_TYPE_LAST,
 };
 
 /**
  * struct rmawin_op_desc - one one-sided operation
  * @opcode: enum rmawin_opcode
  * @flags: must be 0
- * @reserved0: zero
+ * @acc_op: enum rmawin_acc_op for the accumulate family, else 0
+ * @datatype: enum rmawin_datatype for the accumulate family, else 0
  * @target: rank of the target
  * @win: window handle
  * @reserved1: zero
- * @origin: user address of the origin buffer
- * @len: bytes
+ * @origin: user address of the origin buffer (unused by NO_OP)
+ * @len: bytes; for the accumulate family a multiple of the element size
+ *	(exactly one element for FETCH_OP and CAS)
  * @target_disp: offset into the target window in units of its disp_unit
- * @reserved: zero (room for the accumulate family's fields)
+ * @result: GET_ACC, FETCH_OP, CAS: user address of @len bytes that receive
+ *	the target's previous values; else 0
+ * @compare: CAS: user address of the element to compare with; else 0
+ * @reserved: zero
  *
  * Operations are nonblocking: they complete at the window's next
  * synchronization (fence).  Until then the origin buffer must not be
@@ -339,14 +419,17 @@ enum rmawin_opcode {
 struct rmawin_op_desc {
 	__u8 opcode;
 	__u8 flags;
-	__u16 reserved0;
+	__u8 acc_op;
+	__u8 datatype;
 	__u32 target;
 	__u32 win;
 	__u32 reserved1;
 	__u64 origin;
 	__u64 len;
 	__u64 target_disp;
-	__u64 reserved[3];
+	__u64 result;
+	__u64 compare;
+	__u64 reserved;
 };
 
 /**
