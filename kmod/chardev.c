@@ -36,6 +36,7 @@ union rmawin_ioctl_buf {
 	struct rmawin_win_free win_free;
 	struct rmawin_rma rma;
 	struct rmawin_fence fence;
+	struct rmawin_passive passive;
 };
 
 /* The first command number; the table is indexed from it. */
@@ -81,6 +82,21 @@ static const struct rmawin_ioctl_op rmawin_ioctl_ops[] = {
 		.handler = rmawin_ioctl_fence,
 		.size = sizeof(struct rmawin_fence),
 		.min_size = offsetofend(struct rmawin_fence, reserved),
+	},
+	[RMAWIN_CMD_LOCK - RMAWIN_CMD_FIRST] = {
+		.handler = rmawin_ioctl_lock,
+		.size = sizeof(struct rmawin_passive),
+		.min_size = offsetofend(struct rmawin_passive, reserved),
+	},
+	[RMAWIN_CMD_UNLOCK - RMAWIN_CMD_FIRST] = {
+		.handler = rmawin_ioctl_unlock,
+		.size = sizeof(struct rmawin_passive),
+		.min_size = offsetofend(struct rmawin_passive, reserved),
+	},
+	[RMAWIN_CMD_FLUSH - RMAWIN_CMD_FIRST] = {
+		.handler = rmawin_ioctl_flush,
+		.size = sizeof(struct rmawin_passive),
+		.min_size = offsetofend(struct rmawin_passive, reserved),
 	},
 };
 

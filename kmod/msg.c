@@ -76,6 +76,11 @@ static void rmawin_dispatch(struct rmawin_peer *peer,
 	case RMAWIN_MSG_ACC_REPLY:
 		rmawin_acc_reply_recv(peer, hdr->arg, hdr + 1, hdr->len);
 		break;
+	case RMAWIN_MSG_LOCK:
+	case RMAWIN_MSG_LOCK_GRANT:
+	case RMAWIN_MSG_UNLOCK:
+		rmawin_lock_recv(peer, hdr->type, hdr->arg, hdr + 1, hdr->len);
+		break;
 	default:
 		rmawin_peer_fail(peer, -EPROTO);
 		break;

@@ -159,11 +159,15 @@ void rmawin_win_reap(struct rmawin_win *win, bool copy_out)
 
 	list_for_each_entry_safe(req, tmp, &done, node) {
 		struct rmawin_group *grp = win->ep->group;
+		/* a refused request's caller already heard: nothing to deliver */
+		bool out = copy_out && !req->refused;
 
 		atomic_dec(&win->ep->reapable);
+		if (req->refused)
+			req->status = 0;
 		if (req->acc_data)
-			rmawin_acc_release(req, copy_out);
-		if (!req->status && copy_out && req->opcode == RMAWIN_OP_GET &&
+			rmawin_acc_release(req, out);
+		if (!req->status && out && req->opcode == RMAWIN_OP_GET &&
 		    req->bounce >= 0) {
 			ib_dma_sync_single_for_cpu(grp->ibdev, grp->bounce_dma[req->bounce],
 						   req->len, DMA_FROM_DEVICE);
@@ -252,6 +256,9 @@ static int rmawin_op_check(struct rmawin_ep *ep, const struct rmawin_op_desc *op
 		length = t->remote->length;
 		unit = t->remote->disp_unit;
 	}
+	ret = rmawin_epoch_check(t->win, op->target);
+	if (ret)
+		return ret;
 	if (acc) {
 		ret = rmawin_acc_check(op);
 		if (ret)
@@ -265,14 +272,13 @@ static int rmawin_op_check(struct rmawin_ep *ep, const struct rmawin_op_desc *op
 	if (op->len && !access_ok(u64_to_user_ptr(op->origin), op->len))
 		return -EFAULT;
 	/*
-	 * A small origin is only touched by copies, late for a get: check it
-	 * now so that a bad buffer fails the call, not the next fence.  Large
-	 * ones are pinned at issue, which checks the same.
+	 * Check the whole origin now, before anything of the batch is issued:
+	 * a small one is only touched by copies (late, for a get), a large
+	 * one is pinned piece by piece while earlier pieces are already sent.
 	 */
-	if (op->len && op->len <= RMAWIN_BOUNCE_SIZE &&
-	    (op->opcode == RMAWIN_OP_GET ?
-	     fault_in_safe_writeable(u64_to_user_ptr(op->origin), op->len) :
-	     fault_in_readable(u64_to_user_ptr(op->origin), op->len)))
+	if (op->len && (op->opcode == RMAWIN_OP_GET ?
+			fault_in_safe_writeable(u64_to_user_ptr(op->origin), op->len) :
+			fault_in_readable(u64_to_user_ptr(op->origin), op->len)))
 		return -EFAULT;
 	return 0;
 }
@@ -287,21 +293,28 @@ static int rmawin_op_local(const struct rmawin_op_desc *op, const struct rmawin_
 	u8 __user *origin = u64_to_user_ptr(op->origin);
 	struct rmawin_win *win = t->win;
 	u64 pos = t->off + offset_in_page(win->base), done, n;
-	unsigned long left;
-	void *kaddr;
+	unsigned long left = 0;
+	void *kaddr, *buf;
 
-	for (done = 0; done < op->len; done += n, pos += n) {
+	/* through a buffer: a fault must not leave zeroes in the window */
+	buf = kmalloc(PAGE_SIZE, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	for (done = 0; done < op->len && !left; done += n, pos += n) {
 		n = min_t(u64, op->len - done, PAGE_SIZE - offset_in_page(pos));
+		if (op->opcode == RMAWIN_OP_PUT && copy_from_user(buf, origin + done, n))
+			break;
 		kaddr = kmap_local_page(win->pages[pos >> PAGE_SHIFT]);
 		if (op->opcode == RMAWIN_OP_PUT)
-			left = copy_from_user(kaddr + offset_in_page(pos), origin + done, n);
+			memcpy(kaddr + offset_in_page(pos), buf, n);
 		else
-			left = copy_to_user(origin + done, kaddr + offset_in_page(pos), n);
+			memcpy(buf, kaddr + offset_in_page(pos), n);
 		kunmap_local(kaddr);
-		if (left)
-			return -EFAULT;
+		if (op->opcode == RMAWIN_OP_GET)
+			left = copy_to_user(origin + done, buf, n);
 	}
-	return 0;
+	kfree(buf);
+	return done < op->len || left ? -EFAULT : 0;
 }
 
 /*
@@ -502,8 +515,9 @@ static int rmawin_op_remote(struct rmawin_ep *ep, const struct rmawin_op_desc *o
 		ret = rmawin_req_pin_post(req, op, t);
 	else
 		ret = rmawin_req_post(req, op, t, 0, op->len);
-	if (ret && !req->status)
-		req->status = ret;
+	/* the caller hears of this failure now, not again at the fence */
+	if (ret)
+		req->refused = true;
 	if (atomic_dec_and_test(&req->pending))
 		rmawin_req_finish(req);
 	return ret;
@@ -513,6 +527,7 @@ static int rmawin_op_issue(struct rmawin_ep *ep, const struct rmawin_op_desc *op
 			   const struct rmawin_target *t)
 {
 	rmawin_count(ep, RMAWIN_CNT_OPS, 1);
+	t->win->fence_ops++;
 	if (!op->len)
 		return 0;
 	if (op->target == ep->group->rank)

@@ -110,6 +110,9 @@ enum rmawin_msg_type {
 	RMAWIN_MSG_WIN_DESC,
 	RMAWIN_MSG_ACC,
 	RMAWIN_MSG_ACC_REPLY,
+	RMAWIN_MSG_LOCK,
+	RMAWIN_MSG_LOCK_GRANT,
+	RMAWIN_MSG_UNLOCK,
 	RMAWIN_MSG_LAST,
 };
 
@@ -203,6 +206,12 @@ struct rmawin_kmem {
  * @reqs: operations issued and not yet reaped
  * @inflight: operations issued and not yet complete
  * @error: first error of an operation of the current epoch
+ * @fence_open: a fence opened an access epoch (no NOSUCCEED)
+ * @fence_ops: operations issued since the last fence
+ * @held: origin side: lock type + 1 held on each rank, 0 for none
+ * @nheld: ranks locked
+ * @granted: origin side: bitmap of ranks whose kernel granted our request
+ * @lk: target side: the lock every rank's requests queue on
  */
 struct rmawin_win {
 	struct rmawin_ep *ep;
@@ -223,6 +232,17 @@ struct rmawin_win {
 	struct list_head reqs;
 	atomic_t inflight;
 	int error;
+	bool fence_open;
+	u64 fence_ops;
+	u8 *held;
+	u32 nheld;
+	unsigned long *granted;
+	struct rmawin_lock_mgr {
+		spinlock_t lock;	/* all of it */
+		u32 shared;
+		bool exclusive;
+		struct list_head waiters;
+	} lk;
 };
 
 /**
@@ -239,6 +259,7 @@ struct rmawin_win {
  * @uaddr: origin buffer (where a bounced get copies to)
  * @len: bytes
  * @ent: the origin's pinned pages, if not bounced
+ * @refused: its issuing call failed and said so: report nothing at reap
  * @finished: set once by whoever finishes the request
  * @acc_id: accumulate family: id the target's replies carry
  * @acc_data: accumulate family: the origin (and compare) elements
@@ -258,6 +279,7 @@ struct rmawin_req {
 	void __user *uaddr;
 	u64 len;
 	struct rmawin_rcache_ent *ent;
+	bool refused;
 	unsigned long finished;
 	u32 acc_id;
 	void *acc_data;
@@ -550,6 +572,16 @@ void rmawin_acc_recv(struct rmawin_peer *peer, u32 id, const void *payload, u16 
 void rmawin_acc_reply_recv(struct rmawin_peer *peer, u32 id, const void *payload, u16 len);
 void rmawin_acc_fail_peer(struct rmawin_peer *peer);
 void rmawin_acc_release(struct rmawin_req *req, bool copy_out);
+
+/* lock.c */
+int rmawin_win_lock_init(struct rmawin_win *win);
+void rmawin_win_lock_free(struct rmawin_win *win);
+int rmawin_ioctl_lock(struct rmawin_ep *ep, void *arg);
+int rmawin_ioctl_unlock(struct rmawin_ep *ep, void *arg);
+int rmawin_ioctl_flush(struct rmawin_ep *ep, void *arg);
+int rmawin_epoch_check(struct rmawin_win *win, u32 target);
+void rmawin_lock_recv(struct rmawin_peer *peer, u8 type, u32 win_id,
+		      const void *payload, u16 len);
 
 /* sync.c */
 int rmawin_ioctl_fence(struct rmawin_ep *ep, void *arg);

@@ -103,7 +103,14 @@ int rmawin_ioctl_fence(struct rmawin_ep *ep, void *arg)
 		ret = -ENOENT;
 		goto out_unlock;
 	}
+	/* a passive epoch is open: fences and locks do not mix */
+	if (win->nheld) {
+		ret = -EBUSY;
+		goto out_unlock;
+	}
 	ret = rmawin_win_complete(win);
+	win->fence_open = !(f->flags & RMAWIN_MODE_NOSUCCEED);
+	win->fence_ops = 0;
 	/* the others wait for us in the barrier even when our epoch failed */
 	bret = ret == -EINTR || ret == -ENODEV ? 0 : rmawin_group_barrier(ep->group);
 	ret = ret ?: bret;

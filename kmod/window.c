@@ -576,12 +576,13 @@ static int rmawin_win_wait_descs(struct rmawin_win *win)
 static void rmawin_win_destroy(struct rmawin_win *win)
 {
 	rmawin_win_reap(win, false);
+	rmawin_win_lock_free(win);
 	rmawin_win_unregister(win);
 	rmawin_win_unpin(win);
 	if (win->tbl)
 		rmawin_table_free(win->ep->group, win->tbl);
-	kfree(win);
 	rmawin_count(win->ep, RMAWIN_CNT_WINDOWS, -1);
+	kfree(win);
 }
 
 /* Pin and register locally; the error, if any, goes to the peers too. */
@@ -642,18 +643,36 @@ int rmawin_ioctl_win_create(struct rmawin_ep *ep, void *arg)
 	spin_lock_init(&win->acc_lock);
 	INIT_LIST_HEAD(&win->reqs);
 
+	ret = rmawin_win_lock_init(win);
+	if (ret) {
+		rmawin_win_destroy(win);
+		goto out_unlock;
+	}
 	ret = rmawin_win_setup(win);
+	/*
+	 * Findable before any peer learns of it: a peer that has our
+	 * descriptor may lock or accumulate at once.
+	 */
+	if (!ret)
+		ret = xa_err(xa_store(&ep->wins, win->id, win, GFP_KERNEL));
 	if (grp->nranks > 1) {
 		win->tbl = rmawin_table_get(grp, win->id);
 		send_ret = win->tbl ? rmawin_win_send_desc(win, ret) : -ENOMEM;
 		ret = ret ?: send_ret;
 		if (!ret)
 			ret = rmawin_win_wait_descs(win);
-		xa_erase(&grp->tables, win->id);
+		/*
+		 * A complete table gets no more messages: the window takes it.
+		 * Otherwise a late descriptor may still come: the group keeps
+		 * the table and frees it with itself.
+		 */
+		if (!ret)
+			xa_erase(&grp->tables, win->id);
+		else
+			win->tbl = NULL;
 	}
-	if (!ret)
-		ret = xa_err(xa_store(&ep->wins, win->id, win, GFP_KERNEL));
 	if (ret) {
+		xa_erase(&ep->wins, win->id);
 		rmawin_win_destroy(win);
 		goto out_unlock;
 	}

@@ -54,60 +54,83 @@ int rmawin_test(struct rmawin_win *win)
 	return win ? -EOPNOTSUPP : -EINVAL;
 }
 
-int rmawin_lock(struct rmawin_win *win, enum rmawin_lock_type type, int target)
+static int rmawin_passive(struct rmawin_win *win, unsigned long req, uint32_t target,
+			  uint32_t type)
 {
+	struct rmawin_passive p;
+
 	if (!win)
 		return -EINVAL;
-	(void)type;
-	(void)target;
-	return -EOPNOTSUPP;
+	memset(&p, 0, sizeof(p));
+	p.win = win->id;
+	p.target = target;
+	p.type = type;
+	return rmawin__ioctl_struct(win->ep->fd, req, &p);
+}
+
+/* A negative rank must not alias RMAWIN_ALL_RANKS: send one the kernel refuses. */
+static uint32_t rmawin_rank_arg(int target)
+{
+	return target < 0 ? RMAWIN_ALL_RANKS - 1 : (uint32_t)target;
+}
+
+int rmawin_lock(struct rmawin_win *win, enum rmawin_lock_type type, int target)
+{
+	if ((unsigned int)type > RMAWIN_LOCK_EXCLUSIVE)
+		return -EINVAL;
+	return rmawin_passive(win, RMAWIN_IOC_LOCK, rmawin_rank_arg(target),
+			      type == RMAWIN_LOCK_EXCLUSIVE ? RMAWIN_LOCK_TYPE_EXCLUSIVE :
+							      RMAWIN_LOCK_TYPE_SHARED);
 }
 
 int rmawin_unlock(struct rmawin_win *win, int target)
 {
-	if (!win)
-		return -EINVAL;
-	(void)target;
-	return -EOPNOTSUPP;
+	return rmawin_passive(win, RMAWIN_IOC_UNLOCK, rmawin_rank_arg(target), 0);
 }
 
 int rmawin_lock_all(struct rmawin_win *win)
 {
-	return win ? -EOPNOTSUPP : -EINVAL;
+	return rmawin_passive(win, RMAWIN_IOC_LOCK, RMAWIN_ALL_RANKS, RMAWIN_LOCK_TYPE_SHARED);
 }
 
 int rmawin_unlock_all(struct rmawin_win *win)
 {
-	return win ? -EOPNOTSUPP : -EINVAL;
+	return rmawin_passive(win, RMAWIN_IOC_UNLOCK, RMAWIN_ALL_RANKS, 0);
 }
 
 int rmawin_flush(struct rmawin_win *win, int target)
 {
-	if (!win)
-		return -EINVAL;
-	(void)target;
-	return -EOPNOTSUPP;
+	return rmawin_passive(win, RMAWIN_IOC_FLUSH, rmawin_rank_arg(target), 0);
 }
 
 int rmawin_flush_all(struct rmawin_win *win)
 {
-	return win ? -EOPNOTSUPP : -EINVAL;
+	return rmawin_passive(win, RMAWIN_IOC_FLUSH, RMAWIN_ALL_RANKS, 0);
 }
 
+/*
+ * Local completion: with RC, an operation's completion at the origin is
+ * its completion at the target too, so these are the flushes.
+ */
 int rmawin_flush_local(struct rmawin_win *win, int target)
 {
-	if (!win)
-		return -EINVAL;
-	(void)target;
-	return -EOPNOTSUPP;
+	return rmawin_flush(win, target);
 }
 
 int rmawin_flush_local_all(struct rmawin_win *win)
 {
-	return win ? -EOPNOTSUPP : -EINVAL;
+	return rmawin_flush_all(win);
 }
 
+/*
+ * The window's memory is the process's own memory, written by the device
+ * with no copy to synchronize: a full barrier orders this thread's loads
+ * and stores around it, which is all MPI_Win_sync asks here.
+ */
 int rmawin_sync(struct rmawin_win *win)
 {
-	return win ? -EOPNOTSUPP : -EINVAL;
+	if (!win)
+		return -EINVAL;
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	return 0;
 }

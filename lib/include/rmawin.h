@@ -458,7 +458,8 @@ enum rmawin_lock_type { RMAWIN_LOCK_SHARED, RMAWIN_LOCK_EXCLUSIVE };
  * @type: shared or exclusive
  * @target: rank of the target
  *
- * Not implemented yet: returns -EOPNOTSUPP (-EINVAL for a NULL @win).
+ * Return: 0; -EINVAL (NULL, bad rank); -EBUSY (already locked, or a fence
+ * epoch with operations open); -ENOLCK (not locked); -ECONNRESET; -ENODEV.
  */
 int rmawin_lock(struct rmawin_win *win, enum rmawin_lock_type type, int target);
 
@@ -467,7 +468,8 @@ int rmawin_lock(struct rmawin_win *win, enum rmawin_lock_type type, int target);
  * @win: the window
  * @target: rank of the target
  *
- * Not implemented yet: returns -EOPNOTSUPP (-EINVAL for a NULL @win).
+ * Return: 0; -EINVAL (NULL, bad rank); -EBUSY (already locked, or a fence
+ * epoch with operations open); -ENOLCK (not locked); -ECONNRESET; -ENODEV.
  */
 int rmawin_unlock(struct rmawin_win *win, int target);
 
@@ -475,7 +477,8 @@ int rmawin_unlock(struct rmawin_win *win, int target);
  * rmawin_lock_all() - shared lock on every rank's window
  * @win: the window
  *
- * Not implemented yet: returns -EOPNOTSUPP (-EINVAL for a NULL @win).
+ * Return: 0; -EINVAL (NULL, bad rank); -EBUSY (already locked, or a fence
+ * epoch with operations open); -ENOLCK (not locked); -ECONNRESET; -ENODEV.
  */
 int rmawin_lock_all(struct rmawin_win *win);
 
@@ -483,7 +486,8 @@ int rmawin_lock_all(struct rmawin_win *win);
  * rmawin_unlock_all() - end the epoch begun by rmawin_lock_all()
  * @win: the window
  *
- * Not implemented yet: returns -EOPNOTSUPP (-EINVAL for a NULL @win).
+ * Return: 0; -EINVAL (NULL, bad rank); -EBUSY (already locked, or a fence
+ * epoch with operations open); -ENOLCK (not locked); -ECONNRESET; -ENODEV.
  */
 int rmawin_unlock_all(struct rmawin_win *win);
 
@@ -492,7 +496,8 @@ int rmawin_unlock_all(struct rmawin_win *win);
  * @win: the window
  * @target: rank of the target
  *
- * Not implemented yet: returns -EOPNOTSUPP (-EINVAL for a NULL @win).
+ * Return: 0; -EINVAL (NULL, bad rank); -EBUSY (already locked, or a fence
+ * epoch with operations open); -ENOLCK (not locked); -ECONNRESET; -ENODEV.
  */
 int rmawin_flush(struct rmawin_win *win, int target);
 
@@ -500,7 +505,8 @@ int rmawin_flush(struct rmawin_win *win, int target);
  * rmawin_flush_all() - rmawin_flush() to every target
  * @win: the window
  *
- * Not implemented yet: returns -EOPNOTSUPP (-EINVAL for a NULL @win).
+ * Return: 0; -EINVAL (NULL, bad rank); -EBUSY (already locked, or a fence
+ * epoch with operations open); -ENOLCK (not locked); -ECONNRESET; -ENODEV.
  */
 int rmawin_flush_all(struct rmawin_win *win);
 
@@ -511,7 +517,8 @@ int rmawin_flush_all(struct rmawin_win *win);
  *
  * Origin buffers may be reused afterwards.
  *
- * Not implemented yet: returns -EOPNOTSUPP (-EINVAL for a NULL @win).
+ * Return: 0; -EINVAL (NULL, bad rank); -EBUSY (already locked, or a fence
+ * epoch with operations open); -ENOLCK (not locked); -ECONNRESET; -ENODEV.
  */
 int rmawin_flush_local(struct rmawin_win *win, int target);
 
@@ -519,7 +526,8 @@ int rmawin_flush_local(struct rmawin_win *win, int target);
  * rmawin_flush_local_all() - rmawin_flush_local() to every target
  * @win: the window
  *
- * Not implemented yet: returns -EOPNOTSUPP (-EINVAL for a NULL @win).
+ * Return: 0; -EINVAL (NULL, bad rank); -EBUSY (already locked, or a fence
+ * epoch with operations open); -ENOLCK (not locked); -ECONNRESET; -ENODEV.
  */
 int rmawin_flush_local_all(struct rmawin_win *win);
 
@@ -527,7 +535,8 @@ int rmawin_flush_local_all(struct rmawin_win *win);
  * rmawin_sync() - synchronize the public and private copies of the window
  * @win: the window
  *
- * Not implemented yet: returns -EOPNOTSUPP (-EINVAL for a NULL @win).
+ * Return: 0; -EINVAL (NULL, bad rank); -EBUSY (already locked, or a fence
+ * epoch with operations open); -ENOLCK (not locked); -ECONNRESET; -ENODEV.
  */
 int rmawin_sync(struct rmawin_win *win);
 
@@ -553,7 +562,10 @@ struct rmawin_notification { int source; uint32_t tag; size_t target_disp; size_
  * @target_disp: where in the target window, in disp_units
  * @tag: value passed to the target with the notification
  *
- * Not implemented yet: returns -EOPNOTSUPP (-EINVAL for a NULL @win).
+ * A full memory barrier: the window is the process's own memory, which the
+ * device writes directly.
+ *
+ * Return: 0, or -EINVAL for NULL.
  */
 int rmawin_put_notify(struct rmawin_win *win, const void *origin, size_t len, int target,
 		      size_t target_disp, uint32_t tag);

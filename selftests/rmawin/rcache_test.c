@@ -59,6 +59,8 @@ static int put_rounds(int rank, int port, int rounds, int remap, long *hits)
 		return 1;
 	if (rmawin_win_allocate(ep, rank ? 0 : LEN, 1, 0, (void **)&winmem, &win))
 		return 2;
+	if (rmawin_fence(win, RMAWIN_MODE_NOPRECEDE))
+		return 10;
 	if (rank == 1) {
 		buf = mmap(NULL, LEN, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (buf == MAP_FAILED)

@@ -37,6 +37,9 @@
  * @RMAWIN_CMD_WIN_FREE: struct rmawin_win_free
  * @RMAWIN_CMD_RMA: struct rmawin_rma
  * @RMAWIN_CMD_FENCE: struct rmawin_fence
+ * @RMAWIN_CMD_LOCK: struct rmawin_passive
+ * @RMAWIN_CMD_UNLOCK: struct rmawin_passive
+ * @RMAWIN_CMD_FLUSH: struct rmawin_passive
  * @RMAWIN_CMD_LAST: first unused number
  */
 enum rmawin_ioc_nr {
@@ -48,6 +51,9 @@ enum rmawin_ioc_nr {
 	RMAWIN_CMD_WIN_FREE,
 	RMAWIN_CMD_RMA,
 	RMAWIN_CMD_FENCE,
+	RMAWIN_CMD_LOCK,
+	RMAWIN_CMD_UNLOCK,
+	RMAWIN_CMD_FLUSH,
 	RMAWIN_CMD_LAST,
 };
 
@@ -69,6 +75,8 @@ enum rmawin_ioc_nr {
 #define RMAWIN_FEAT_WINDOWS	_BITULL(2)
 /* accumulate, get_accumulate, fetch_and_op, compare_and_swap */
 #define RMAWIN_FEAT_ACCUMULATE	_BITULL(3)
+/* passive target: LOCK, UNLOCK, FLUSH */
+#define RMAWIN_FEAT_PASSIVE	_BITULL(4)
 
 /**
  * enum rmawin_port_state - state of an RDMA port, as the kernel's ib_port_state
@@ -444,8 +452,9 @@ struct rmawin_op_desc {
  * whole batch and nothing is sent.  Return: 0; -EINVAL for a bad opcode,
  * flag, reserved field or rank; -ENOENT for an unknown window; -ERANGE for
  * a target range beyond the target's window; -EFAULT for origin memory
- * that is not mapped (writable, for a get); -ECONNRESET if the target
- * left; -ENODEV if the device went away.
+ * that is not mapped (writable, for a get); -EPERM for a target outside
+ * any access epoch (no fence opened one, and no lock on that target);
+ * -ECONNRESET if the target left; -ENODEV if the device went away.
  */
 struct rmawin_rma {
 	__u32 size;
@@ -485,5 +494,48 @@ struct rmawin_fence {
 #define RMAWIN_MODE_NOPRECEDE	0x08U
 #define RMAWIN_MODE_NOSUCCEED	0x10U
 #define RMAWIN_MODE_ALL		0x1fU
+
+/* Every rank of the group, as the target of LOCK, UNLOCK and FLUSH. */
+#define RMAWIN_ALL_RANKS	0xffffffffU
+
+/* Lock types */
+#define RMAWIN_LOCK_TYPE_SHARED		0
+#define RMAWIN_LOCK_TYPE_EXCLUSIVE	1
+
+/**
+ * struct rmawin_passive - RMAWIN_IOC_LOCK, _UNLOCK, _FLUSH: passive target
+ * @size: sizeof(struct rmawin_passive) as userspace knows it
+ * @flags: must be 0
+ * @win: the window
+ * @target: a rank, or RMAWIN_ALL_RANKS (lock_all, unlock_all, flush_all)
+ * @type: LOCK: RMAWIN_LOCK_TYPE_SHARED or _EXCLUSIVE (RMAWIN_ALL_RANKS
+ *	takes shared locks only); else 0
+ * @reserved: zero
+ *
+ * LOCK starts an access epoch to the target and returns when the target's
+ * kernel granted the lock: shared locks coexist, an exclusive one excludes
+ * every other, and requests are granted in arrival order so that none
+ * starves.  FLUSH completes every operation issued on the window, at
+ * origin and target.  UNLOCK flushes, then releases the lock.  The target
+ * process takes no part.
+ *
+ * Return: 0; -EINVAL for flags, type, reserved or a bad rank; -ENOENT for
+ * an unknown window; -EBUSY to lock a target already locked, to lock
+ * after operations of a fence epoch, or to fence while locks are held;
+ * -ENOLCK to unlock or flush a target that is not locked; -ECONNRESET if
+ * the target left; -ENODEV.
+ */
+struct rmawin_passive {
+	__u32 size;
+	__u32 flags;
+	__u32 win;
+	__u32 target;
+	__u32 type;
+	__u32 reserved;
+};
+
+#define RMAWIN_IOC_LOCK		_IO(RMAWIN_IOC_TYPE, RMAWIN_CMD_LOCK)
+#define RMAWIN_IOC_UNLOCK	_IO(RMAWIN_IOC_TYPE, RMAWIN_CMD_UNLOCK)
+#define RMAWIN_IOC_FLUSH	_IO(RMAWIN_IOC_TYPE, RMAWIN_CMD_FLUSH)
 
 #endif /* _UAPI_LINUX_RMAWIN_H */

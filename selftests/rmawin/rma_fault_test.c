@@ -1,0 +1,1157 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Faults under put and get: origin and window memory that is unmapped,
+ * read-only or over RLIMIT_MEMLOCK; origin buffers unmapped, remapped,
+ * discarded or forked between transfers (the target must see the new
+ * contents, never stale pages); a rank killed in the middle of an epoch;
+ * the RDMA device deleted under traffic.  Whatever happens, the others
+ * fail cleanly, never hang, and every page, MR and queue pair is released.
+ *
+ * Ports: 30000-31999, a block of 10 per test.
+ */
+#include <grp.h>
+#include <stdint.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <rmawin.h>
+
+#include "rmawin_test.h"
+
+#define KIB	1024UL
+#define MIB	(1024UL * 1024)
+
+/* This process's rank, for messages. */
+static int me = -1;
+
+/* Tests that need more than the harness's default 30 s. */
+FIXTURE(slow) {};
+FIXTURE_SETUP(slow) {}
+FIXTURE_TEARDOWN(slow) {}
+
+#define RANK_MSG(fmt, ...) \
+	fprintf(stderr, "#   rank %d: " fmt "\n", me, ##__VA_ARGS__)
+
+/* In a rank: a call that must succeed; else say which and fail with @step. */
+#define RANK_TRY(step, call) do {						\
+		int __r = (call);						\
+		if (__r) {							\
+			RANK_MSG("%s:%d: %s: %s", __FILE__, __LINE__, #call,	\
+				 rmawin_strerror(__r));				\
+			return step;						\
+		}								\
+	} while (0)
+
+/* Byte i of pattern @seed: differs between seeds at almost every byte. */
+static inline unsigned char pat(unsigned int seed, size_t i)
+{
+	uint32_t x = (uint32_t)(i >> 2) * 2654435761u + seed * 40503u;
+
+	x ^= x >> 15;
+	x *= 0x2c1b3c6d;
+	x ^= x >> 12;
+	return (unsigned char)(x >> ((i & 3) * 8)) | 1;	/* never 0 */
+}
+
+static void fill(unsigned char *p, size_t len, unsigned int seed)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		p[i] = pat(seed, i);
+}
+
+/* First byte that is not pattern @seed, or -1. */
+static long check(const unsigned char *p, size_t len, unsigned int seed)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (p[i] != pat(seed, i))
+			return i;
+	return -1;
+}
+
+/* First byte that is not @v, or -1. */
+static long check_fill(const unsigned char *p, size_t len, unsigned char v)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (p[i] != v)
+			return i;
+	return -1;
+}
+
+static void *map_rw(size_t len)
+{
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+/* An address range with nothing mapped: mapped, then unmapped. */
+static void *map_hole(size_t len)
+{
+	void *p = map_rw(len);
+
+	if (p)
+		munmap(p, len);
+	return p;
+}
+
+static int rma_raw(int fd, const struct rmawin_op_desc *ops, __u32 nops)
+{
+	struct rmawin_rma r = {
+		.size = sizeof(r), .ops_ptr = (uintptr_t)ops, .nops = nops,
+		.op_size = sizeof(*ops),
+	};
+
+	return ioctl(fd, RMAWIN_IOC_RMA, &r) ? -errno : 0;
+}
+
+static struct rmawin_op_desc op_desc(int opcode, __u32 win, int target, const void *origin,
+				     size_t len, size_t disp)
+{
+	struct rmawin_op_desc d;
+
+	memset(&d, 0, sizeof(d));
+	d.opcode = opcode;
+	d.target = target;
+	d.win = win;
+	d.origin = (uintptr_t)origin;
+	d.len = len;
+	d.target_disp = disp;
+	return d;
+}
+
+static int put_raw(int fd, __u32 win, int target, const void *origin, size_t len, size_t disp)
+{
+	struct rmawin_op_desc d = op_desc(RMAWIN_OP_PUT, win, target, origin, len, disp);
+
+	return rma_raw(fd, &d, 1);
+}
+
+static int get_raw(int fd, __u32 win, int target, void *origin, size_t len, size_t disp)
+{
+	struct rmawin_op_desc d = op_desc(RMAWIN_OP_GET, win, target, origin, len, disp);
+
+	return rma_raw(fd, &d, 1);
+}
+
+static int fence_raw(int fd, __u32 win)
+{
+	struct rmawin_fence f = { .size = sizeof(f), .win = win };
+
+	return ioctl(fd, RMAWIN_IOC_FENCE, &f) ? -errno : 0;
+}
+
+/* ---- a pair: the test is rank 0, a child rank 1 --------------------------- */
+
+/*
+ * The test process is rank 0 and issues the faulty operations itself;
+ * rank 1 only exposes a window (PEER_LEN bytes of PEER_FILL, unit 1),
+ * takes part in the fences, and hands a snapshot of its window after the
+ * epoch to rank 0.
+ */
+#define PEER_LEN	(2 * MIB)
+#define PEER_FILL	0x11
+#define OWN_LEN		(64 * KIB)
+#define OWN_FILL	0x22
+
+struct peer_shared {
+	int port;
+	long changed;			/* first byte of the window not PEER_FILL, or -1 */
+	unsigned char snap[PEER_LEN];	/* rank 1's window after the epoch */
+};
+
+static int peer_rank(int rank, int n, void *arg)
+{
+	struct peer_shared *sh = arg;
+	unsigned char *buf = map_rw(PEER_LEN);
+	struct rmawin_win *win;
+	struct rmawin_ep *ep;
+
+	me = rank;
+	if (!buf)
+		return 1;
+	memset(buf, PEER_FILL, PEER_LEN);
+	RANK_TRY(2, rmawin_test_open(rank, n, sh->port, &ep));
+	RANK_TRY(3, rmawin_win_create(ep, buf, PEER_LEN, 1, 0, &win));
+	RANK_TRY(4, rmawin_fence(win, 0));	/* F1: the epoch opens */
+	RANK_TRY(5, rmawin_fence(win, 0));	/* F2: it is over */
+	memcpy(sh->snap, buf, PEER_LEN);
+	sh->changed = check_fill(buf, PEER_LEN, PEER_FILL);
+	RANK_TRY(6, rmawin_fence(win, 0));	/* F3: rank 0 has the snapshot */
+	RANK_TRY(7, rmawin_win_free(win));
+	RANK_TRY(8, rmawin_ep_close(ep));
+	return 0;
+}
+
+struct pair {
+	struct rmawin_ep *ep;
+	int fd;
+	__u32 win;		/* rank 0's window: OWN_LEN bytes of OWN_FILL, unit 1 */
+	unsigned char *own;
+	struct peer_shared *sh;
+	pid_t child;
+	int f2;			/* what rank 0's fence F2 returned */
+};
+
+static void pair_start(struct __test_metadata *_metadata, struct pair *p, int port)
+{
+	struct rmawin_win_create c = { .size = sizeof(c), .length = OWN_LEN, .disp_unit = 1 };
+
+	p->sh = rmawin_test_shared(sizeof(*p->sh));
+	ASSERT_NE(NULL, p->sh);
+	p->sh->port = port;
+	p->sh->changed = -2;
+	p->child = rmawin_test_fork_rank(1, 2, peer_rank, p->sh);
+	ASSERT_LT(0, p->child);
+	me = 0;
+	ASSERT_EQ(0, rmawin_test_open(0, 2, port, &p->ep));
+	p->fd = rmawin_ep_fd(p->ep);
+	p->own = map_rw(OWN_LEN);
+	ASSERT_NE(NULL, p->own);
+	memset(p->own, OWN_FILL, OWN_LEN);
+	c.base = (uintptr_t)p->own;
+	ASSERT_EQ(0, ioctl(p->fd, RMAWIN_IOC_WIN_CREATE, &c));
+	p->win = c.win;
+	ASSERT_EQ(0, fence_raw(p->fd, p->win));	/* F1 */
+}
+
+/* Close the epoch (F2, whose result is kept) and fetch rank 1's snapshot (F3). */
+static void pair_end_epoch(struct __test_metadata *_metadata, struct pair *p)
+{
+	p->f2 = fence_raw(p->fd, p->win);
+	EXPECT_EQ(0, fence_raw(p->fd, p->win)) TH_LOG("fence F3 failed");
+}
+
+static void pair_finish(struct __test_metadata *_metadata, struct pair *p)
+{
+	struct rmawin_win_free f = { .size = sizeof(f), .win = p->win };
+
+	EXPECT_EQ(0, ioctl(p->fd, RMAWIN_IOC_WIN_FREE, &f)) TH_LOG("WIN_FREE: %s",
+								  strerror(errno));
+	EXPECT_EQ(0, rmawin_ep_close(p->ep));
+	rmawin_test_wait_rank(_metadata, p->child, 1);
+	munmap(p->own, OWN_LEN);
+	munmap(p->sh, sizeof(*p->sh));
+	rmawin_test_expect_no_leaks(_metadata);
+}
+
+/* Nothing reached rank 1's window, nor rank 0's own. */
+static void expect_untouched(struct __test_metadata *_metadata, struct pair *p, const char *what)
+{
+	long own = check_fill(p->own, OWN_LEN, OWN_FILL);
+
+	EXPECT_EQ(-1, p->sh->changed) {
+		TH_LOG("%s: data reached rank 1's window anyway (byte %ld is 0x%02x, was 0x%02x)",
+		       what, p->sh->changed,
+		       p->sh->changed >= 0 ? p->sh->snap[p->sh->changed] : 0, PEER_FILL);
+	}
+	EXPECT_EQ(-1, own) {
+		TH_LOG("%s: rank 0's own window changed anyway (byte %ld is 0x%02x, was 0x%02x)",
+		       what, own, own >= 0 ? p->own[own] : 0, OWN_FILL);
+	}
+}
+
+#define EXPECT_RET(want, call, fmt, ...) do {					\
+		int __r = (call);						\
+		EXPECT_EQ((want), __r) {					\
+			TH_LOG(fmt ": %d (%s), want %d (%s)", ##__VA_ARGS__,	\
+			       __r, strerror(-__r), (want), strerror(-(want)));	\
+		}								\
+	} while (0)
+
+/*
+ * Holes are made right before use: a range unmapped earlier is where the
+ * next mmap() (of the pair's own setup, say) likely lands.
+ */
+
+/* A put from memory that is not mapped fails at the call, and sends nothing. */
+TEST(put_from_unmapped_origin_efault)
+{
+	unsigned char *hole;
+	struct pair p;
+
+	pair_start(_metadata, &p, 30000);
+	hole = map_hole(4 * MIB);
+	ASSERT_NE(NULL, hole);
+	EXPECT_RET(-EFAULT, put_raw(p.fd, p.win, 1, hole, 100, 0), "100-byte put (bounced)");
+	EXPECT_RET(-EFAULT, put_raw(p.fd, p.win, 1, hole + 8192, 65536, 4096),
+		   "64 KiB put (pinned)");
+	EXPECT_RET(-EFAULT, put_raw(p.fd, p.win, 0, hole, 100, 0), "100-byte put to itself");
+	pair_end_epoch(_metadata, &p);
+	TH_LOG("(the fence after the refused puts returned %d)", p.f2);
+	expect_untouched(_metadata, &p, "refused puts");
+	pair_finish(_metadata, &p);
+}
+
+/*
+ * A large put from unmapped memory into its own window (a local copy):
+ * refused, and the window keeps what it had.
+ */
+TEST(put_to_self_from_unmapped_large_origin_efault)
+{
+	unsigned char *hole;
+	long bad;
+	struct pair p;
+
+	pair_start(_metadata, &p, 30090);
+	hole = map_hole(4 * MIB);
+	ASSERT_NE(NULL, hole);
+	EXPECT_RET(-EFAULT, put_raw(p.fd, p.win, 0, hole, 20000, 100),
+		   "20000-byte put to itself");
+	bad = check_fill(p.own, OWN_LEN, OWN_FILL);
+	EXPECT_EQ(-1, bad) {
+		TH_LOG("the refused put changed its own window: byte %ld is 0x%02x, was 0x%02x "
+		       "(bytes 100..%d are the target range)", bad, p.own[bad], OWN_FILL,
+		       100 + 20000);
+	}
+	pair_end_epoch(_metadata, &p);
+	pair_finish(_metadata, &p);
+}
+
+/* A get into memory that is not mapped fails at the call. */
+TEST(get_into_unmapped_origin_efault)
+{
+	unsigned char *hole;
+	struct pair p;
+
+	pair_start(_metadata, &p, 30010);
+	hole = map_hole(4 * MIB);
+	ASSERT_NE(NULL, hole);
+	EXPECT_RET(-EFAULT, get_raw(p.fd, p.win, 1, hole, 100, 0), "100-byte get (bounced)");
+	EXPECT_RET(-EFAULT, get_raw(p.fd, p.win, 1, hole + 8192, 65536, 4096),
+		   "64 KiB get (pinned)");
+	EXPECT_RET(-EFAULT, get_raw(p.fd, p.win, 0, hole, 100, 0), "100-byte get from itself");
+	EXPECT_RET(-EFAULT, get_raw(p.fd, p.win, 0, hole, 20000, 0), "20000-byte get from itself");
+	pair_end_epoch(_metadata, &p);
+	TH_LOG("(the fence after the refused gets returned %d)", p.f2);
+	expect_untouched(_metadata, &p, "refused gets");
+	pair_finish(_metadata, &p);
+}
+
+/* A get into read-only memory fails at the call; the memory stays as it was. */
+TEST(get_into_readonly_origin_efault)
+{
+	unsigned char *ro = map_rw(MIB);
+	struct pair p;
+
+	ASSERT_NE(NULL, ro);
+	memset(ro, 0x5c, MIB);
+	ASSERT_EQ(0, mprotect(ro, MIB, PROT_READ));
+	pair_start(_metadata, &p, 30020);
+	EXPECT_RET(-EFAULT, get_raw(p.fd, p.win, 1, ro, 100, 0), "100-byte get (bounced)");
+	EXPECT_RET(-EFAULT, get_raw(p.fd, p.win, 1, ro + 8192, 65536, 4096),
+		   "64 KiB get (pinned)");
+	EXPECT_RET(-EFAULT, get_raw(p.fd, p.win, 0, ro, 100, 0), "100-byte get from itself");
+	EXPECT_RET(-EFAULT, get_raw(p.fd, p.win, 0, ro, 20000, 0), "20000-byte get from itself");
+	pair_end_epoch(_metadata, &p);
+	TH_LOG("(the fence after the refused gets returned %d)", p.f2);
+	EXPECT_EQ(-1, check_fill(ro, MIB, 0x5c)) TH_LOG("read-only memory was written");
+	pair_finish(_metadata, &p);
+	munmap(ro, MIB);
+}
+
+/* A put only reads its origin: read-only memory is fine, small or large. */
+TEST(put_from_readonly_origin_works)
+{
+	unsigned char *ro = map_rw(MIB);
+	struct pair p;
+
+	ASSERT_NE(NULL, ro);
+	fill(ro, MIB, 7);
+	ASSERT_EQ(0, mprotect(ro, MIB, PROT_READ));
+	pair_start(_metadata, &p, 30030);
+	EXPECT_RET(0, put_raw(p.fd, p.win, 1, ro, 100, 0), "100-byte put (bounced)");
+	EXPECT_RET(0, put_raw(p.fd, p.win, 1, ro, 300 * KIB, 4096), "300 KiB put (pinned)");
+	EXPECT_RET(0, put_raw(p.fd, p.win, 0, ro, 20000, 0), "20000-byte put to itself");
+	pair_end_epoch(_metadata, &p);
+	EXPECT_EQ(0, p.f2);
+	EXPECT_EQ(-1, check(p.sh->snap, 100, 7)) TH_LOG("the 100-byte put did not land");
+	EXPECT_EQ(-1, check(p.sh->snap + 4096, 300 * KIB, 7))
+		TH_LOG("the 300 KiB put did not land");
+	EXPECT_EQ(-1, check(p.own, 20000, 7)) TH_LOG("the put to itself did not land");
+	pair_finish(_metadata, &p);
+	munmap(ro, MIB);
+}
+
+/*
+ * A large origin whose first MiB is mapped and whose rest is not: the put
+ * fails, and, as every refused operation, sends nothing.
+ */
+TEST(put_partially_unmapped_large_origin_sends_nothing)
+{
+	unsigned char *buf = map_rw(2 * MIB);
+	struct pair p;
+
+	ASSERT_NE(NULL, buf);
+	fill(buf, MIB, 9);
+	pair_start(_metadata, &p, 30040);
+	ASSERT_EQ(0, munmap(buf + MIB, MIB));
+	EXPECT_RET(-EFAULT, put_raw(p.fd, p.win, 1, buf, MIB + MIB / 2, 0),
+		   "1.5 MiB put, the last 0.5 MiB unmapped");
+	pair_end_epoch(_metadata, &p);
+	TH_LOG("(the fence after the refused put returned %d)", p.f2);
+	expect_untouched(_metadata, &p, "1.5 MiB put whose last 0.5 MiB is unmapped");
+	pair_finish(_metadata, &p);
+	munmap(buf, MIB);
+}
+
+/* The same into its own window: a local copy that fails half way must not be half done. */
+TEST(put_to_self_partially_unmapped_origin_copies_nothing)
+{
+	unsigned char *buf = map_rw(3 * 4096);
+	struct pair p;
+
+	ASSERT_NE(NULL, buf);
+	fill(buf, 2 * 4096, 9);
+	pair_start(_metadata, &p, 30050);
+	ASSERT_EQ(0, munmap(buf + 2 * 4096, 4096));
+	EXPECT_RET(-EFAULT, put_raw(p.fd, p.win, 0, buf, 3 * 4096, 0),
+		   "12 KiB put to itself, the last page unmapped");
+	pair_end_epoch(_metadata, &p);
+	TH_LOG("(the fence after the refused put returned %d)", p.f2);
+	expect_untouched(_metadata, &p, "12 KiB put to itself whose last page is unmapped");
+	pair_finish(_metadata, &p);
+	munmap(buf, 2 * 4096);
+}
+
+/*
+ * A batch whose last operation is a large put from unmapped memory: every
+ * operation is checked before any is issued, so the good ones before it
+ * (to the peer and to itself) must not land either.
+ */
+TEST(batch_with_unmapped_large_origin_issues_none)
+{
+	unsigned char *hole, good[100];
+	struct rmawin_op_desc ops[3];
+	struct pair p;
+
+	memset(good, 0x77, sizeof(good));
+	pair_start(_metadata, &p, 30060);
+	hole = map_hole(MIB);
+	ASSERT_NE(NULL, hole);
+	ops[0] = op_desc(RMAWIN_OP_PUT, p.win, 1, good, sizeof(good), 0);
+	ops[1] = op_desc(RMAWIN_OP_PUT, p.win, 0, good, sizeof(good), 0);
+	ops[2] = op_desc(RMAWIN_OP_PUT, p.win, 1, hole, 65536, 8192);
+	EXPECT_RET(-EFAULT, rma_raw(p.fd, ops, 3), "batch ending with a 64 KiB unmapped put");
+	pair_end_epoch(_metadata, &p);
+	expect_untouched(_metadata, &p, "batch ending with a 64 KiB put from unmapped memory");
+	pair_finish(_metadata, &p);
+}
+
+/*
+ * An operation refused at the call was never issued: the error is the
+ * call's, and the fence that closes the epoch has nothing to report.
+ */
+TEST(refused_large_put_does_not_fail_the_fence)
+{
+	unsigned char *hole;
+	struct pair p;
+
+	pair_start(_metadata, &p, 30070);
+	hole = map_hole(MIB);
+	ASSERT_NE(NULL, hole);
+	EXPECT_RET(-EFAULT, put_raw(p.fd, p.win, 1, hole, 65536, 0), "64 KiB unmapped put");
+	pair_end_epoch(_metadata, &p);
+	EXPECT_EQ(0, p.f2) {
+		TH_LOG("the fence reported the refused put's error again: %d (%s)", p.f2,
+		       strerror(-p.f2));
+	}
+	pair_finish(_metadata, &p);
+}
+
+/*
+ * Origin buffers unmapped while their operations are in flight (which MPI
+ * forbids): a large put's pinned pages, a small get's bounce copy.  The
+ * fence may report -EFAULT, but nothing may crash, hang or leak.
+ */
+TEST(origin_unmapped_before_fence_no_leak)
+{
+	unsigned char *a = map_rw(MIB), *b = map_rw(4096), *c = map_rw(MIB);
+	struct pair p;
+
+	ASSERT_NE(NULL, a);
+	ASSERT_NE(NULL, b);
+	ASSERT_NE(NULL, c);
+	fill(a, MIB, 3);
+	pair_start(_metadata, &p, 30080);
+	EXPECT_RET(0, put_raw(p.fd, p.win, 1, a, MIB, 0), "1 MiB put");
+	EXPECT_RET(0, get_raw(p.fd, p.win, 1, b, 100, 0), "100-byte get");
+	EXPECT_RET(0, get_raw(p.fd, p.win, 1, c, MIB, MIB), "1 MiB get");
+	ASSERT_EQ(0, munmap(a, MIB));
+	ASSERT_EQ(0, munmap(b, 4096));
+	ASSERT_EQ(0, munmap(c, MIB));
+	pair_end_epoch(_metadata, &p);
+	EXPECT_TRUE(p.f2 == 0 || p.f2 == -EFAULT) TH_LOG("fence: %d (%s)", p.f2, strerror(-p.f2));
+	TH_LOG("(the fence after unmapping the origins returned %d)", p.f2);
+	pair_finish(_metadata, &p);
+}
+
+/* ---- window memory ------------------------------------------------------- */
+
+static int win_create_raw(int fd, void *base, size_t len)
+{
+	struct rmawin_win_create c = {
+		.size = sizeof(c), .base = (uintptr_t)base, .length = len, .disp_unit = 1,
+	};
+
+	return ioctl(fd, RMAWIN_IOC_WIN_CREATE, &c) ? -errno : 0;
+}
+
+/* Windows over memory that is not mapped writable: -EFAULT, nothing left pinned. */
+TEST(win_create_bad_memory_efault)
+{
+	unsigned char *hole, *ro = map_rw(MIB), *none = map_rw(MIB);
+	unsigned char *half = map_rw(2 * MIB);
+	struct rmawin_win *win;
+	struct rmawin_ep *ep;
+	int fd;
+
+	ASSERT_NE(NULL, ro);
+	ASSERT_NE(NULL, none);
+	ASSERT_NE(NULL, half);
+	memset(ro, 1, MIB);
+	ASSERT_EQ(0, mprotect(ro, MIB, PROT_READ));
+	ASSERT_EQ(0, mprotect(none, MIB, PROT_NONE));
+	memset(half, 1, MIB);
+	ASSERT_EQ(0, munmap(half + MIB, MIB));
+	ASSERT_EQ(0, rmawin_test_open(0, 1, 30100, &ep));
+	fd = rmawin_ep_fd(ep);
+	hole = map_hole(MIB);
+	ASSERT_NE(NULL, hole);
+	EXPECT_RET(-EFAULT, rmawin_win_create(ep, hole, MIB, 1, 0, &win), "unmapped");
+	EXPECT_RET(-EFAULT, rmawin_win_create(ep, ro, MIB, 1, 0, &win), "read-only");
+	EXPECT_RET(-EFAULT, rmawin_win_create(ep, none, MIB, 1, 0, &win), "PROT_NONE");
+	EXPECT_RET(-EFAULT, rmawin_win_create(ep, half, 2 * MIB, 1, 0, &win),
+		   "first MiB mapped, second not");
+	EXPECT_RET(-EFAULT, win_create_raw(fd, (void *)0xffff888000000000UL, 4096),
+		   "kernel address");
+	EXPECT_RET(-EFAULT, win_create_raw(fd, (void *)(uintptr_t)-4096, 8192),
+		   "range wrapping around");
+	EXPECT_EQ(0, rmawin_stat("windows"));
+	EXPECT_EQ(0, rmawin_stat("pinned_pages"));
+	EXPECT_EQ(0, rmawin_ep_close(ep));
+	rmawin_test_expect_no_leaks(_metadata);
+}
+
+/*
+ * One rank's window creation fails (its memory is not mapped): it gets
+ * -EFAULT, the others an error too, and nobody hangs; then the group is
+ * still good for the next window.
+ */
+struct one_fails {
+	int port;
+	int ret[2];
+};
+
+static int one_fails_rank(int rank, int n, void *arg)
+{
+	struct one_fails *of = arg;
+	unsigned char *mem = map_rw(MIB), *src = map_rw(65536);
+	struct rmawin_win *win;
+	struct rmawin_ep *ep;
+
+	me = rank;
+	if (!mem || !src)
+		return 1;
+	memset(mem, 0, MIB);
+	RANK_TRY(2, rmawin_test_open(rank, n, of->port, &ep));
+	if (rank == 0)
+		of->ret[rank] = rmawin_win_create(ep, map_hole(MIB), MIB, 1, 0, &win);
+	else
+		of->ret[rank] = rmawin_win_create(ep, mem, MIB, 1, 0, &win);
+	if (!of->ret[rank])
+		RANK_TRY(3, rmawin_win_free(win));
+	/* the next window works everywhere */
+	RANK_TRY(4, rmawin_win_create(ep, mem, MIB, 1, 0, &win));
+	fill(src, 65536, rank + 20);
+	RANK_TRY(5, rmawin_fence(win, 0));
+	RANK_TRY(6, rmawin_put(win, src, 65536, 1 - rank, 1000));
+	RANK_TRY(7, rmawin_fence(win, 0));
+	if (check(mem + 1000, 65536, 1 - rank + 20) >= 0) {
+		RANK_MSG("the window after the failed one does not work");
+		return 8;
+	}
+	RANK_TRY(9, rmawin_win_free(win));
+	RANK_TRY(10, rmawin_ep_close(ep));
+	return 0;
+}
+
+TEST(win_create_fails_on_one_rank)
+{
+	struct one_fails *of = rmawin_test_shared(sizeof(*of));
+
+	ASSERT_NE(NULL, of);
+	of->port = 30110;
+	EXPECT_EQ(2, rmawin_test_run_ranks_for(_metadata, 2, one_fails_rank, of, 25));
+	EXPECT_EQ(-EFAULT, of->ret[0]) TH_LOG("rank 0 (unmapped memory): %d", of->ret[0]);
+	EXPECT_NE(0, of->ret[1]) TH_LOG("rank 1 created a window rank 0 could not");
+	TH_LOG("(rank 1, whose memory was fine, got %d: %s)", of->ret[1],
+	       rmawin_strerror(of->ret[1]));
+	rmawin_test_expect_no_leaks(_metadata);
+	munmap(of, sizeof(*of));
+}
+
+/*
+ * An unprivileged process (no CAP_IPC_LOCK) with RLIMIT_MEMLOCK at 64 KiB:
+ * a 1 MiB window, created or allocated, is -ENOMEM and pins nothing; a
+ * 16 KiB one fits.
+ */
+struct memlock {
+	int stage, go;
+	int create_ret, alloc_ret, small_ret, uid;
+};
+
+static int memlock_child(struct memlock *m)
+{
+	struct rlimit rl = { .rlim_cur = 64 * KIB, .rlim_max = 64 * KIB };
+	unsigned char *mem = map_rw(MIB);
+	struct rmawin_win *win;
+	struct rmawin_ep *ep;
+	void *base;
+	int ret;
+
+	me = 0;
+	if (!mem || setrlimit(RLIMIT_MEMLOCK, &rl) || setgroups(0, NULL) || setgid(65534) ||
+	    setuid(65534))
+		return 1;
+	m->uid = geteuid();
+	memset(mem, 1, MIB);
+	RANK_TRY(2, rmawin_test_open(0, 1, 30120, &ep));
+	m->create_ret = rmawin_win_create(ep, mem, MIB, 1, 0, &win);
+	m->alloc_ret = rmawin_win_allocate(ep, MIB, 1, 0, &base, &win);
+	__atomic_store_n(&m->stage, 1, __ATOMIC_SEQ_CST);
+	while (!__atomic_load_n(&m->go, __ATOMIC_SEQ_CST))
+		usleep(10000);
+	ret = m->small_ret = rmawin_win_create(ep, mem, 16 * KIB, 1, 0, &win);
+	if (!ret)
+		RANK_TRY(3, rmawin_win_free(win));
+	RANK_TRY(4, rmawin_ep_close(ep));
+	return 0;
+}
+
+TEST(win_over_memlock_limit_enomem)
+{
+	struct memlock *m = rmawin_test_shared(sizeof(*m));
+	double end = rmawin_test_now() + 20;
+	pid_t pid;
+	int st;
+
+	ASSERT_NE(NULL, m);
+	if (geteuid())
+		SKIP(return, "dropping privileges needs root");
+	fflush(stderr);
+	pid = fork();
+	if (!pid)
+		_exit(memlock_child(m));
+	while (!__atomic_load_n(&m->stage, __ATOMIC_SEQ_CST) && rmawin_test_now() < end &&
+	       waitpid(pid, &st, WNOHANG) == 0)
+		usleep(10000);
+	ASSERT_EQ(1, m->stage) TH_LOG("the unprivileged child did not get to create windows");
+	EXPECT_EQ(65534, m->uid);
+	EXPECT_EQ(-ENOMEM, m->create_ret) TH_LOG("1 MiB window over a 64 KiB limit: %d (%s)",
+						 m->create_ret, strerror(-m->create_ret));
+	EXPECT_EQ(-ENOMEM, m->alloc_ret) TH_LOG("1 MiB allocated window over a 64 KiB limit: "
+						"%d (%s)", m->alloc_ret, strerror(-m->alloc_ret));
+	/* the refused windows left nothing behind, while the process lives on */
+	EXPECT_EQ(0, rmawin_stat("pinned_pages"));
+	EXPECT_EQ(0, rmawin_stat("windows"));
+	__atomic_store_n(&m->go, 1, __ATOMIC_SEQ_CST);
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	EXPECT_TRUE(WIFEXITED(st) && !WEXITSTATUS(st)) TH_LOG("child status 0x%x", st);
+	EXPECT_EQ(0, m->small_ret) TH_LOG("16 KiB window under the limit: %d (%s)",
+					  m->small_ret, strerror(-m->small_ret));
+	rmawin_test_expect_no_leaks(_metadata);
+	munmap(m, sizeof(*m));
+}
+
+/* ---- a rank killed during an epoch --------------------------------------- */
+
+#define KILL_WIN	(4 * MIB)
+
+struct killed {
+	int port;
+	int issued[3];
+	int fence_ret[3];
+	double fence_s[3];
+	int put_ret[3];
+	int free_ret[3];
+};
+
+/*
+ * Every rank puts to every other; rank 1 waits until the others have
+ * issued theirs (and gone on to the fence), issues its own (large ones
+ * still in flight) and is SIGKILLed before its fence.
+ */
+static int killed_rank(int rank, int n, void *arg)
+{
+	struct killed *k = arg;
+	unsigned char *mem = map_rw(KILL_WIN), *src = map_rw(2 * MIB);
+	struct rmawin_win *win;
+	struct rmawin_ep *ep;
+	double t0;
+	int t, i;
+
+	me = rank;
+	if (!mem || !src)
+		return 1;
+	fill(src, 2 * MIB, rank);
+	RANK_TRY(2, rmawin_test_open(rank, n, k->port, &ep));
+	RANK_TRY(3, rmawin_win_create(ep, mem, KILL_WIN, 1, 0, &win));
+	RANK_TRY(4, rmawin_fence(win, 0));
+	if (rank == 1) {
+		t0 = rmawin_test_now();
+		while (!(__atomic_load_n(&k->issued[0], __ATOMIC_SEQ_CST) &&
+			 __atomic_load_n(&k->issued[2], __ATOMIC_SEQ_CST))) {
+			if (rmawin_test_now() - t0 > 20) {
+				RANK_MSG("the others never issued their puts");
+				return 5;
+			}
+			usleep(1000);
+		}
+		for (t = 0; t < n; t += 2) {
+			RANK_TRY(6, rmawin_put(win, src, 2 * MIB, t, MIB));
+			for (i = 0; i < 8; i++)
+				RANK_TRY(7, rmawin_put(win, src + i * 100, 100, t, i * 100));
+		}
+		kill(getpid(), SIGKILL);
+		return 8;
+	}
+	for (t = 0; t < n; t++) {
+		if (t == rank)
+			continue;
+		RANK_TRY(9, rmawin_put(win, src, MIB, t, 3 * MIB - rank * KIB));
+		for (i = 0; i < 8; i++)
+			RANK_TRY(10, rmawin_put(win, src + i * 100, 100, t, 4000 + rank * 1000 + i * 100));
+	}
+	__atomic_store_n(&k->issued[rank], 1, __ATOMIC_SEQ_CST);
+	t0 = rmawin_test_now();
+	k->fence_ret[rank] = rmawin_fence(win, 0);
+	k->fence_s[rank] = rmawin_test_now() - t0;
+	/* the dead rank is unreachable for good */
+	k->put_ret[rank] = rmawin_put(win, src, 100, 1, 0);
+	k->free_ret[rank] = rmawin_win_free(win);
+	RANK_TRY(11, rmawin_ep_close(ep));
+	return 0;
+}
+
+TEST_F_TIMEOUT(slow, peer_killed_during_epoch, 150)
+{
+	struct killed *k = rmawin_test_shared(sizeof(*k));
+	pid_t pids[3];
+	int r, st;
+
+	ASSERT_NE(NULL, k);
+	k->port = 30200;
+	for (r = 0; r < 3; r++)
+		pids[r] = rmawin_test_fork_rank(r, 3, killed_rank, k);
+	/* the victim first: it must die of SIGKILL, not of anything else */
+	ASSERT_EQ(pids[1], waitpid(pids[1], &st, 0));
+	EXPECT_TRUE(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL)
+		TH_LOG("rank 1 was to be SIGKILLed, status 0x%x", st);
+	pids[1] = 0;
+	EXPECT_EQ(2, rmawin_test_wait_ranks(_metadata, pids, 3, 120));
+	for (r = 0; r < 3; r += 2) {
+		EXPECT_EQ(-ECONNRESET, k->fence_ret[r]) {
+			TH_LOG("rank %d: fence with rank 1 dead: %d (%s), want -ECONNRESET", r,
+			       k->fence_ret[r], rmawin_strerror(k->fence_ret[r]));
+		}
+		TH_LOG("rank %d: the fence failed after %.1f s with %d (%s)", r, k->fence_s[r],
+		       k->fence_ret[r], rmawin_strerror(k->fence_ret[r]));
+		EXPECT_EQ(-ECONNRESET, k->put_ret[r]) {
+			TH_LOG("rank %d: put to the dead rank after the fence: %d (%s)", r,
+			       k->put_ret[r], rmawin_strerror(k->put_ret[r]));
+		}
+		EXPECT_NE(0, k->free_ret[r]) TH_LOG("rank %d: win_free with a rank dead "
+						    "succeeded", r);
+	}
+	/* every page the dead rank (or anyone) pinned is released */
+	rmawin_test_expect_no_leaks(_metadata);
+	munmap(k, sizeof(*k));
+}
+
+/* ---- origin buffers changing between transfers ------------------------- */
+
+enum remap_mode {
+	REMAP_FIXED,		/* munmap, mmap MAP_FIXED at the same address */
+	REMAP_ANYWHERE,		/* munmap, mmap wherever the kernel likes */
+	REMAP_DONTNEED,		/* madvise(MADV_DONTNEED): fresh zero pages */
+	REMAP_FORK,		/* fork (the child exits at once), then write in place */
+	REMAP_GET_FIXED,	/* like FIXED, for the destination of a get */
+};
+
+struct remap {
+	int port;
+	enum remap_mode mode;
+	size_t len;
+	int rounds;
+	int same_addr;		/* rounds where the new buffer had the old address */
+};
+
+/*
+ * Rank 1 transfers @len bytes (pinned, cached path) between its buffer
+ * and rank 0's window each round, changing the buffer between rounds as
+ * @mode says; every round must move the buffer's current contents.
+ */
+static int remap_rank(int rank, int n, void *arg)
+{
+	struct remap *rm = arg;
+	int get = rm->mode == REMAP_GET_FIXED, i;
+	unsigned char *win_mem = NULL, *buf = NULL, *nbuf;
+	struct rmawin_win *win;
+	struct rmawin_ep *ep;
+	long bad;
+	pid_t pid;
+
+	me = rank;
+	RANK_TRY(1, rmawin_test_open(rank, n, rm->port, &ep));
+	if (rank == 0) {
+		win_mem = map_rw(rm->len);
+		if (!win_mem)
+			return 2;
+		memset(win_mem, 0, rm->len);
+	}
+	RANK_TRY(3, rmawin_win_create(ep, win_mem, rank ? 0 : rm->len, 1, 0, &win));
+	for (i = 0; i < rm->rounds; i++) {
+		if (rank == 0 && get)
+			fill(win_mem, rm->len, 100 + i);
+		RANK_TRY(4, rmawin_fence(win, 0));
+		if (rank == 1) {
+			if (!buf) {
+				buf = map_rw(rm->len);
+				if (!buf)
+					return 5;
+			} else {
+				switch (rm->mode) {
+				case REMAP_FIXED:
+				case REMAP_GET_FIXED:
+					if (munmap(buf, rm->len) ||
+					    mmap(buf, rm->len, PROT_READ | PROT_WRITE,
+						 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) != buf)
+						return 6;
+					rm->same_addr++;
+					break;
+				case REMAP_ANYWHERE:
+					if (munmap(buf, rm->len))
+						return 7;
+					nbuf = map_rw(rm->len);
+					if (!nbuf)
+						return 8;
+					rm->same_addr += nbuf == buf;
+					buf = nbuf;
+					break;
+				case REMAP_DONTNEED:
+					if (madvise(buf, rm->len, MADV_DONTNEED))
+						return 9;
+					rm->same_addr++;
+					break;
+				case REMAP_FORK:
+					fflush(stderr);
+					pid = fork();
+					if (!pid)
+						_exit(0);
+					if (pid < 0 || waitpid(pid, NULL, 0) != pid)
+						return 10;
+					rm->same_addr++;
+					break;
+				}
+			}
+			if (get) {
+				memset(buf, 0, rm->len);
+				RANK_TRY(11, rmawin_get(win, buf, rm->len, 0, 0));
+			} else {
+				fill(buf, rm->len, i);
+				RANK_TRY(12, rmawin_put(win, buf, rm->len, 0, 0));
+			}
+		}
+		RANK_TRY(13, rmawin_fence(win, 0));
+		bad = rank == 0 && !get ? check(win_mem, rm->len, i) : -1;
+		if (bad >= 0) {
+			RANK_MSG("round %d: byte %ld of the target is 0x%02x, want 0x%02x%s", i, bad,
+				 win_mem[bad], pat(i, bad),
+				 i && check(win_mem, rm->len, i - 1) < 0 ?
+				 ": the whole target holds the previous round's (stale) buffer" : "");
+			return 14;
+		}
+		bad = rank == 1 && get ? check(buf, rm->len, 100 + i) : -1;
+		if (bad >= 0) {
+			RANK_MSG("round %d: byte %ld got is 0x%02x, want 0x%02x%s", i, bad, buf[bad],
+				 pat(100 + i, bad), check_fill(buf, rm->len, 0) < 0 ?
+				 ": nothing arrived in the new buffer (written to the old pages?)" :
+				 "");
+			return 15;
+		}
+	}
+	RANK_TRY(16, rmawin_win_free(win));
+	RANK_TRY(17, rmawin_ep_close(ep));
+	return 0;
+}
+
+static void remap_case(struct __test_metadata *_metadata, int port, enum remap_mode mode,
+		       size_t len)
+{
+	struct remap *rm = rmawin_test_shared(sizeof(*rm));
+
+	ASSERT_NE(NULL, rm);
+	rm->port = port;
+	rm->mode = mode;
+	rm->len = len;
+	rm->rounds = 6;
+	EXPECT_EQ(2, rmawin_test_run_ranks_for(_metadata, 2, remap_rank, rm, 50));
+	if (mode == REMAP_ANYWHERE)
+		TH_LOG("(the new buffer had the old one's address in %d of %d rounds)",
+		       rm->same_addr, rm->rounds - 1);
+	rmawin_test_expect_no_leaks(_metadata);
+	munmap(rm, sizeof(*rm));
+}
+
+TEST_F_TIMEOUT(slow, munmap_mmap_fixed_between_puts, 60)
+{
+	remap_case(_metadata, 30300, REMAP_FIXED, MIB + MIB / 2 + 123);
+}
+
+TEST_F_TIMEOUT(slow, munmap_mmap_anywhere_between_puts, 60)
+{
+	remap_case(_metadata, 30310, REMAP_ANYWHERE, 256 * KIB + 123);
+}
+
+TEST_F_TIMEOUT(slow, madv_dontneed_between_puts, 60)
+{
+	remap_case(_metadata, 30320, REMAP_DONTNEED, 256 * KIB + 123);
+}
+
+TEST_F_TIMEOUT(slow, fork_between_puts, 60)
+{
+	remap_case(_metadata, 30330, REMAP_FORK, 256 * KIB + 123);
+}
+
+TEST_F_TIMEOUT(slow, munmap_mmap_fixed_between_gets, 60)
+{
+	remap_case(_metadata, 30340, REMAP_GET_FIXED, 256 * KIB + 123);
+}
+
+/* ---- the RDMA device deleted under traffic ------------------------------- */
+
+#define FLT_IBDEV	"rmwflt"
+#define FLT_NETDEV	"rmwflt0"
+#define FLT_IP		"198.18.99.1"
+
+static int sh(const char *cmd)
+{
+	int st = system(cmd);
+
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+FIXTURE(linkdev) {};
+
+FIXTURE_SETUP(linkdev)
+{
+	int i;
+
+	if (geteuid())
+		SKIP(return, "creating an rxe device needs root");
+	if (sh("command -v rdma >/dev/null && command -v ip >/dev/null"))
+		SKIP(return, "the iproute2 tools ip and rdma are not installed");
+	ASSERT_EQ(0, sh("ip link add " FLT_NETDEV " type veth peer name " FLT_NETDEV "p"
+			" && ip link set " FLT_NETDEV "p up && ip link set " FLT_NETDEV " up"
+			" && ip addr add " FLT_IP "/24 dev " FLT_NETDEV
+			" && rdma link add " FLT_IBDEV " type rxe netdev " FLT_NETDEV));
+	for (i = 0; i < 100; i++) {
+		if (!sh("rdma link show " FLT_IBDEV "/1 2>/dev/null | grep -q 'state ACTIVE'"))
+			break;
+		usleep(50000);
+	}
+	ASSERT_LT(i, 100) TH_LOG(FLT_IBDEV " never became ACTIVE");
+}
+
+FIXTURE_TEARDOWN(linkdev)
+{
+	if (geteuid())
+		return;
+	sh("rdma link del " FLT_IBDEV " 2>/dev/null");
+	sh("ip link del " FLT_NETDEV " 2>/dev/null");
+}
+
+struct traffic {
+	int port;
+	int iters[2];
+	int err[2];		/* the first error, negative */
+	char call[2][16];	/* which call returned it */
+	int free_ret[2];
+	int go;
+};
+
+static int traffic_rank(int rank, int n, void *arg)
+{
+	struct traffic *tr = arg;
+	unsigned char *mem = map_rw(256 * KIB), *src = map_rw(64 * KIB);
+	struct rmawin_win *win;
+	struct rmawin_ep *ep;
+	const char *call = NULL;
+	int ret = 0, i;
+
+	me = rank;
+	if (!mem || !src)
+		return 1;
+	fill(src, 64 * KIB, rank);
+	RANK_TRY(2, rmawin_test_open_on(FLT_IP, FLT_IBDEV, rank, n, tr->port, 20000, &ep));
+	RANK_TRY(3, rmawin_win_create(ep, mem, 256 * KIB, 1, 0, &win));
+	RANK_TRY(4, rmawin_fence(win, 0));
+	while (!ret) {
+		ret = rmawin_put(win, src, 64 * KIB, 1 - rank, 0);
+		call = "put (64 KiB)";
+		for (i = 0; i < 4 && !ret; i++)
+			ret = rmawin_put(win, src + i * 64, 64, 1 - rank, 128 * KIB + i * 64);
+		if (!ret) {
+			ret = rmawin_get(win, src + 32 * KIB, 100, 1 - rank, 200 * KIB);
+			call = "get";
+		}
+		if (!ret) {
+			ret = rmawin_fence(win, 0);
+			call = "fence";
+		}
+		if (!ret)
+			__atomic_add_fetch(&tr->iters[rank], 1, __ATOMIC_SEQ_CST);
+	}
+	snprintf(tr->call[rank], sizeof(tr->call[rank]), "%s", call);
+	__atomic_store_n(&tr->err[rank], ret, __ATOMIC_SEQ_CST);
+	/* the parent checks the counters while the endpoint is still open */
+	while (!__atomic_load_n(&tr->go, __ATOMIC_SEQ_CST))
+		usleep(10000);
+	tr->free_ret[rank] = rmawin_win_free(win);
+	RANK_TRY(5, rmawin_ep_close(ep));
+	return 0;
+}
+
+/* After the device went away: a new group on the test VM's rxe0 works. */
+static int after_rank(int rank, int n, void *arg)
+{
+	unsigned char mem[4096], src[4096];
+	struct rmawin_win *win;
+	struct rmawin_ep *ep;
+
+	me = rank;
+	memset(mem, 0, sizeof(mem));
+	fill(src, sizeof(src), rank + 50);
+	RANK_TRY(1, rmawin_test_open(rank, n, *(int *)arg, &ep));
+	RANK_TRY(2, rmawin_win_create(ep, mem, sizeof(mem), 1, 0, &win));
+	RANK_TRY(3, rmawin_fence(win, 0));
+	RANK_TRY(4, rmawin_put(win, src, sizeof(src), 1 - rank, 0));
+	RANK_TRY(5, rmawin_fence(win, 0));
+	if (check(mem, sizeof(mem), 1 - rank + 50) >= 0) {
+		RANK_MSG("put on rxe0 after the other device went away did not land");
+		return 6;
+	}
+	RANK_TRY(7, rmawin_win_free(win));
+	RANK_TRY(8, rmawin_ep_close(ep));
+	return 0;
+}
+
+/* Run @cmd; after @secs seconds, log the kernel stacks of it and of @pids, and give up. */
+static int sh_deadline(struct __test_metadata *_metadata, const char *cmd, int secs,
+		       pid_t *pids, int n)
+{
+	double end = rmawin_test_now() + secs;
+	pid_t pid;
+	int st, i;
+
+	fflush(stderr);
+	pid = fork();
+	if (!pid) {
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		_exit(127);
+	}
+	while (waitpid(pid, &st, WNOHANG) == 0) {
+		if (rmawin_test_now() > end) {
+			TH_LOG("'%s' hangs: still running after %d s", cmd, secs);
+			rmawin_test_log_stack(_metadata, pid, -1);
+			for (i = 0; i < n; i++)
+				if (pids[i])
+					rmawin_test_log_stack(_metadata, pids[i], i);
+			return -1;
+		}
+		usleep(20000);
+	}
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+TEST_F_TIMEOUT(linkdev, rdma_link_del_under_traffic, 150)
+{
+	static const char *const counters[] = {
+		"groups", "qps", "windows", "mrs", "pinned_pages", "reqs",
+	};
+	struct traffic *tr = rmawin_test_shared(sizeof(*tr));
+	double t0, end;
+	unsigned int c;
+	pid_t pids[2];
+	long v;
+	FILE *f;
+	int r, port = 30410;
+
+	ASSERT_NE(NULL, tr);
+	tr->port = 30400;
+	for (r = 0; r < 2; r++)
+		pids[r] = rmawin_test_fork_rank(r, 2, traffic_rank, tr);
+	/* both ranks in full swing */
+	end = rmawin_test_now() + 30;
+	while ((__atomic_load_n(&tr->iters[0], __ATOMIC_SEQ_CST) < 5 ||
+		__atomic_load_n(&tr->iters[1], __ATOMIC_SEQ_CST) < 5) &&
+	       !tr->err[0] && !tr->err[1] && rmawin_test_now() < end)
+		usleep(10000);
+	ASSERT_TRUE(tr->iters[0] >= 5 && tr->iters[1] >= 5) {
+		TH_LOG("traffic never got going: %d and %d iterations, errors %d (%s) and %d (%s)",
+		       tr->iters[0], tr->iters[1], tr->err[0], tr->call[0], tr->err[1],
+		       tr->call[1]);
+		tr->go = 1;
+		rmawin_test_wait_ranks(_metadata, pids, 2, 20);
+	}
+	t0 = rmawin_test_now();
+	EXPECT_EQ(0, sh_deadline(_metadata, "exec rdma link del " FLT_IBDEV, 60, pids, 2));
+	TH_LOG("(rdma link del took %.1f s, after %d and %d iterations)", rmawin_test_now() - t0,
+	       tr->iters[0], tr->iters[1]);
+	/* each rank's next call fails */
+	end = rmawin_test_now() + 30;
+	while ((!__atomic_load_n(&tr->err[0], __ATOMIC_SEQ_CST) ||
+		!__atomic_load_n(&tr->err[1], __ATOMIC_SEQ_CST)) && rmawin_test_now() < end)
+		usleep(10000);
+	for (r = 0; r < 2; r++) {
+		EXPECT_TRUE(tr->err[r] == -ENODEV || tr->err[r] == -ECONNRESET) {
+			TH_LOG("rank %d: %s after the device went away: %d (%s), want -ENODEV "
+			       "(or -ECONNRESET)", r, tr->call[r], tr->err[r],
+			       rmawin_strerror(tr->err[r]));
+			rmawin_test_log_stack(_metadata, pids[r], r);
+		}
+		TH_LOG("(rank %d: %s failed with %d: %s)", r, tr->call[r], tr->err[r],
+		       rmawin_strerror(tr->err[r]));
+	}
+	/* the device's removal released everything, though both files are still open */
+	for (c = 0; c < ARRAY_SIZE(counters); c++) {
+		v = rmawin_stat(counters[c]);
+		EXPECT_EQ(0, v) TH_LOG("'%s' is %ld after rdma link del, with the endpoints open",
+				       counters[c], v);
+	}
+	EXPECT_EQ(2, rmawin_stat("endpoints"));
+	__atomic_store_n(&tr->go, 1, __ATOMIC_SEQ_CST);
+	EXPECT_EQ(2, rmawin_test_wait_ranks(_metadata, pids, 2, 30));
+	for (r = 0; r < 2; r++)
+		TH_LOG("(rank %d: win_free after the removal: %d)", r, tr->free_ret[r]);
+	rmawin_test_expect_no_leaks(_metadata);
+	/* nothing holds the module any more (module_test unloads it) */
+	f = fopen("/sys/module/rmawin/refcnt", "r");
+	if (f) {
+		EXPECT_EQ(1, fscanf(f, "%ld", &v));
+		EXPECT_EQ(0, v) TH_LOG("the module's reference count is %ld", v);
+		fclose(f);
+	}
+	/* and the device the guest keeps still works */
+	EXPECT_EQ(2, rmawin_test_run_ranks_for(_metadata, 2, after_rank, &port, 25));
+	rmawin_test_expect_no_leaks(_metadata);
+	munmap(tr, sizeof(*tr));
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,1779 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Put and get between the ranks of a group in one guest, checked byte for
+ * byte: every rank to every rank (itself too), sizes on both sides of the
+ * bounce limit (8192 bytes) up to 16 MiB, unaligned origins and targets,
+ * displacement units 1, 4 and 8, window memory from malloc, mmap, the
+ * stack and rmawin_win_allocate.  Every byte of a window outside the
+ * ranges written must stay untouched, and the data carries a pattern of
+ * (origin, target, size, offsets), so misplaced or stale bytes are caught.
+ *
+ * Then the rules of RMAWIN_IOC_RMA, FENCE and WIN_CREATE with their exact
+ * errnos, including "a batch with one bad operation issues none".
+ *
+ * Ports: 28000-29999, a block of 10 per test.
+ */
+#include <stdint.h>
+#include <arpa/inet.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <rmawin.h>
+
+#include "rmawin_test.h"
+
+#define GUARD	64		/* bytes around every target range; a multiple of 8 */
+#define WFILL	0xa5		/* untouched window bytes */
+#define GFILL	0x5a		/* untouched bytes of get buffers */
+#define MIB	(1024UL * 1024)
+
+/* This process's rank, for messages. */
+static int me = -1;
+
+/* ---- patterns ---------------------------------------------------------- */
+
+enum { PUT_DATA = 1, GET_DATA = 2, MISC_DATA = 3 };
+
+static uint64_t mix64(uint64_t x)
+{
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+	return x ^ (x >> 31);
+}
+
+/* A seed naming one transfer: what, from whom, to whom, how big, where. */
+static uint64_t seed_of(int what, int origin, int target, size_t size, size_t where,
+			unsigned int unit)
+{
+	return mix64(((uint64_t)what << 56) ^ ((uint64_t)origin << 44) ^
+		     ((uint64_t)target << 32) ^ mix64(size) ^ mix64(where * 131 + unit));
+}
+
+/* Byte @i of the pattern of @seed; never WFILL or GFILL. */
+static inline unsigned char pat_fix(unsigned char v)
+{
+	return v == WFILL || v == GFILL ? v ^ 0x0f : v;
+}
+
+static inline uint64_t pat_word(uint64_t seed, size_t i)
+{
+	return mix64(seed + (i >> 3) * 0x9e3779b97f4a7c15ULL);
+}
+
+static inline unsigned char pat_byte(uint64_t seed, size_t i)
+{
+	return pat_fix(pat_word(seed, i) >> ((i & 7) * 8));
+}
+
+static void fill_pat(unsigned char *p, size_t len, uint64_t seed)
+{
+	uint64_t w = 0;
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		if (!(i & 7))
+			w = pat_word(seed, i);
+		p[i] = pat_fix(w >> ((i & 7) * 8));
+	}
+}
+
+/* Index of the first byte that is not the pattern, or -1. */
+static long check_pat(const unsigned char *p, size_t len, uint64_t seed)
+{
+	uint64_t w = 0;
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		if (!(i & 7))
+			w = pat_word(seed, i);
+		if (p[i] != pat_fix(w >> ((i & 7) * 8)))
+			return i;
+	}
+	return -1;
+}
+
+/* Index of the first byte that is not @v, or -1. */
+static long check_fill(const unsigned char *p, size_t len, unsigned char v)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (p[i] != v)
+			return i;
+	return -1;
+}
+
+#define RANK_MSG(fmt, ...) \
+	fprintf(stderr, "#   rank %d: " fmt "\n", me, ##__VA_ARGS__)
+
+/* In a rank: a call that must succeed; else say which and fail with @step. */
+#define RANK_TRY(step, call) do {						\
+		int __r = (call);						\
+		if (__r) {							\
+			RANK_MSG("%s:%d: %s: %s", __FILE__, __LINE__, #call,	\
+				 rmawin_strerror(__r));				\
+			return step;						\
+		}								\
+	} while (0)
+
+/* ---- window memory ----------------------------------------------------- */
+
+enum mem_kind { MEM_MALLOC, MEM_MMAP, MEM_MMAP_SHARED, MEM_STACK, MEM_ALLOCATE };
+
+static const char *const kind_names[] = {
+	"malloc", "mmap", "mmap(MAP_SHARED)", "stack", "rmawin_win_allocate",
+};
+
+/* Heap or mapped memory of the kind (stack and allocate use malloc here). */
+static void *mem_get(enum mem_kind kind, size_t len)
+{
+	void *p;
+
+	if (!len)
+		len = 1;
+	if (kind == MEM_MMAP || kind == MEM_MMAP_SHARED) {
+		p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+			 (kind == MEM_MMAP ? MAP_PRIVATE : MAP_SHARED) | MAP_ANONYMOUS, -1, 0);
+		return p == MAP_FAILED ? NULL : p;
+	}
+	return malloc(len);
+}
+
+static void mem_put(enum mem_kind kind, void *p, size_t len)
+{
+	if (!len)
+		len = 1;
+	if (kind == MEM_MMAP || kind == MEM_MMAP_SHARED)
+		munmap(p, len);
+	else
+		free(p);
+}
+
+/* ---- the all-to-all engine ---------------------------------------------- */
+
+/* Offsets: of the origin data in its buffer, of the window in its memory, of the target. */
+static const struct {
+	size_t ooff;	/* origin (and get destination) buffer + ooff */
+	size_t wshift;	/* window base = memory + wshift (not for allocated windows) */
+	size_t tskew;	/* target range + tskew * disp_unit bytes */
+} offsets[] = {
+	{ 0, 0, 0 },	/* everything aligned */
+	{ 1, 3, 1 },	/* odd origin, odd window base, odd target (unit 1) */
+	{ 3, 1, 3 },
+};
+
+#define STACK_MAX_SIZE	8193
+#define STACK_ARENA	(2 * (STACK_MAX_SIZE + 3 * GUARD + 64) + 64)
+
+struct a2a {
+	int port;
+	enum mem_kind kind;
+	const size_t *sizes;
+	int nsizes;
+	const unsigned int *units;
+	int nunits;
+	int noffsets;		/* the first this many of offsets[] */
+};
+
+/* Bytes of rank o's slot in a window: guard, skew, data, guard. */
+static size_t slot_bytes(size_t size, unsigned int unit, size_t tskew)
+{
+	size_t b = GUARD + tskew * unit + size + GUARD;
+
+	return (b + unit - 1) / unit * unit;
+}
+
+/* Window byte offset where origin @o's data lands (a multiple of @unit). */
+static size_t region_of(int o, size_t slot, unsigned int unit, size_t tskew)
+{
+	return GUARD + (size_t)o * slot + GUARD + tskew * unit;
+}
+
+struct a2a_ctx {
+	const struct a2a *c;
+	int n;
+	unsigned int unit;
+	int oi;			/* index in offsets[] */
+	unsigned char *win;	/* window base */
+	size_t wlen;
+	unsigned char **src;	/* per target: put origin buffers */
+	unsigned char **dst;	/* per target: get destination buffers */
+	int fails;
+};
+
+static void a2a_where(const struct a2a_ctx *x, size_t size, const char *what, int o,
+		      int t, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s of %zu bytes from rank %d to rank %d, %s memory, disp_unit %u, "
+		 "origin +%zu, window base +%zu, target +%zu units", what, size, o, t,
+		 kind_names[x->c->kind], x->unit, offsets[x->oi].ooff,
+		 x->c->kind == MEM_ALLOCATE ? 0 : offsets[x->oi].wshift, offsets[x->oi].tskew);
+}
+
+/* Check this rank's window after the puts of @size: data where expected, WFILL elsewhere. */
+static void a2a_check_window(struct a2a_ctx *x, size_t size, size_t slot)
+{
+	size_t tskew = offsets[x->oi].tskew, pos = 0, r;
+	char where[256];
+	long bad;
+	int o;
+
+	for (o = 0; o <= x->n; o++) {
+		r = o < x->n ? region_of(o, slot, x->unit, tskew) : x->wlen;
+		bad = check_fill(x->win + pos, r - pos, WFILL);
+		if (bad >= 0) {
+			if (x->fails++ < 8) {
+				a2a_where(x, size, "put", o < x->n ? o : x->n - 1, me, where,
+					  sizeof(where));
+				RANK_MSG("window byte %zu (outside every target range, before "
+					 "rank %d's) is 0x%02x, want untouched 0x%02x; %s",
+					 pos + bad, o, x->win[pos + bad], WFILL, where);
+			}
+			return;
+		}
+		if (o == x->n)
+			break;
+		bad = check_pat(x->win + r, size, seed_of(PUT_DATA, o, me, size, r, x->unit));
+		if (bad >= 0) {
+			if (x->fails++ < 8) {
+				a2a_where(x, size, "put", o, me, where, sizeof(where));
+				RANK_MSG("byte %ld of the target range (window byte %zu) is 0x%02x, "
+					 "want 0x%02x; %s", bad, r + bad, x->win[r + bad],
+					 pat_byte(seed_of(PUT_DATA, o, me, size, r, x->unit), bad),
+					 where);
+			}
+			return;
+		}
+		pos = r + size;
+	}
+}
+
+static void a2a_check_gets(struct a2a_ctx *x, size_t size, size_t slot)
+{
+	size_t ooff = offsets[x->oi].ooff, r = region_of(me, slot, x->unit, offsets[x->oi].tskew);
+	char where[256];
+	long bad;
+	int t;
+
+	for (t = 0; t < x->n; t++) {
+		unsigned char *d = x->dst[t];
+
+		a2a_where(x, size, "get", t, me, where, sizeof(where));
+		bad = check_pat(d + GUARD + ooff, size, seed_of(GET_DATA, me, t, size, r, x->unit));
+		if (bad >= 0) {
+			if (x->fails++ < 8)
+				RANK_MSG("byte %ld got from rank %d is 0x%02x, want 0x%02x; %s",
+					 bad, t, d[GUARD + ooff + bad],
+					 pat_byte(seed_of(GET_DATA, me, t, size, r, x->unit), bad),
+					 where);
+			continue;
+		}
+		bad = check_fill(d, GUARD + ooff, GFILL);
+		if (bad < 0) {
+			bad = check_fill(d + GUARD + ooff + size, GUARD, GFILL);
+			if (bad >= 0)
+				bad += GUARD + ooff + size;
+		}
+		if (bad >= 0 && x->fails++ < 8)
+			RANK_MSG("get buffer byte %ld (outside the %zu bytes got) is 0x%02x, want "
+				 "untouched 0x%02x; %s", bad, size, d[bad], GFILL, where);
+	}
+}
+
+/* One size: all-to-all puts, check; then all-to-all gets, check. */
+static int a2a_size(struct a2a_ctx *x, struct rmawin_win *win, size_t size)
+{
+	size_t ooff = offsets[x->oi].ooff, tskew = offsets[x->oi].tskew;
+	size_t slot = slot_bytes(size, x->unit, tskew), r;
+	int n = x->n, k, t, o;
+
+	/* the last fence finished every access to the window: reset it */
+	memset(x->win, WFILL, x->wlen);
+	RANK_TRY(20, rmawin_fence(win, 0));
+	r = region_of(me, slot, x->unit, tskew);
+	for (k = 0; k < n; k++) {
+		t = (me + 1 + k) % n;	/* itself last */
+		fill_pat(x->src[t] + ooff, size, seed_of(PUT_DATA, me, t, size, r, x->unit));
+		RANK_TRY(21, rmawin_put(win, x->src[t] + ooff, size, t, r / x->unit));
+	}
+	RANK_TRY(22, rmawin_fence(win, 0));
+	a2a_check_window(x, size, slot);
+
+	/* the data each rank will get from this one, written locally */
+	for (o = 0; o < n; o++) {
+		r = region_of(o, slot, x->unit, tskew);
+		fill_pat(x->win + r, size, seed_of(GET_DATA, o, me, size, r, x->unit));
+	}
+	RANK_TRY(23, rmawin_fence(win, 0));
+	r = region_of(me, slot, x->unit, tskew);
+	for (k = 0; k < n; k++) {
+		t = (me + k) % n;	/* itself first */
+		memset(x->dst[t], GFILL, GUARD + ooff + size + GUARD);
+		RANK_TRY(24, rmawin_get(win, x->dst[t] + GUARD + ooff, size, t, r / x->unit));
+	}
+	RANK_TRY(25, rmawin_fence(win, 0));
+	a2a_check_gets(x, size, slot);
+	return 0;
+}
+
+static int a2a_rank(int rank, int n, void *arg)
+{
+	const struct a2a *c = arg;
+	unsigned char stack_win[STACK_ARENA + 8], stack_src[STACK_ARENA], stack_dst[STACK_ARENA];
+	struct a2a_ctx x = { .c = c, .n = n };
+	struct rmawin_ep *ep;
+	size_t maxs = 0, maxslot;
+	unsigned char *wmem = NULL;
+	int ui, oi, i, t, ret;
+
+	me = rank;
+	for (i = 0; i < c->nsizes; i++)
+		maxs = c->sizes[i] > maxs ? c->sizes[i] : maxs;
+	if (c->kind == MEM_STACK && (maxs > STACK_MAX_SIZE || n > 2)) {
+		RANK_MSG("stack windows are for small sizes on 2 ranks only");
+		return 1;
+	}
+	x.src = calloc(n, sizeof(*x.src));
+	x.dst = calloc(n, sizeof(*x.dst));
+	if (!x.src || !x.dst)
+		return 2;
+	RANK_TRY(3, rmawin_test_open(rank, n, c->port, &ep));
+
+	for (ui = 0; ui < c->nunits; ui++) {
+		for (oi = 0; oi < c->noffsets; oi++) {
+			struct rmawin_win *win;
+			size_t ooff = offsets[oi].ooff, wshift = offsets[oi].wshift;
+
+			x.unit = c->units[ui];
+			x.oi = oi;
+			maxslot = slot_bytes(maxs, x.unit, offsets[oi].tskew);
+			x.wlen = GUARD + n * maxslot + GUARD;
+			/* buffers: origin and get destinations, one per target */
+			for (t = 0; t < n; t++) {
+				if (c->kind == MEM_STACK) {
+					x.src[t] = stack_src + t * (STACK_ARENA / 2);
+					x.dst[t] = stack_dst + t * (STACK_ARENA / 2);
+				} else {
+					x.src[t] = mem_get(c->kind, maxs + ooff);
+					x.dst[t] = mem_get(c->kind, GUARD + ooff + maxs + GUARD);
+					if (!x.src[t] || !x.dst[t])
+						return 4;
+				}
+			}
+			if (c->kind == MEM_ALLOCATE) {
+				RANK_TRY(5, rmawin_win_allocate(ep, x.wlen, x.unit, 0,
+								(void **)&x.win, &win));
+			} else {
+				if (c->kind == MEM_STACK)
+					wmem = stack_win;
+				else
+					wmem = mem_get(c->kind, x.wlen + wshift);
+				if (!wmem)
+					return 6;
+				x.win = wmem + wshift;
+				RANK_TRY(7, rmawin_win_create(ep, x.win, x.wlen, x.unit, 0, &win));
+			}
+			for (i = 0; i < c->nsizes; i++) {
+				ret = a2a_size(&x, win, c->sizes[i]);
+				if (ret)
+					return ret;
+			}
+			RANK_TRY(8, rmawin_win_free(win));
+			if (c->kind != MEM_STACK) {
+				if (c->kind != MEM_ALLOCATE)
+					mem_put(c->kind, wmem, x.wlen + wshift);
+				for (t = 0; t < n; t++) {
+					mem_put(c->kind, x.src[t], maxs + ooff);
+					mem_put(c->kind, x.dst[t], GUARD + ooff + maxs + GUARD);
+				}
+			}
+		}
+	}
+	RANK_TRY(9, rmawin_ep_close(ep));
+	if (x.fails)
+		RANK_MSG("%d mismatches in all (the first 8 shown)", x.fails);
+	return x.fails ? 10 : 0;
+}
+
+static void a2a_run(struct __test_metadata *_metadata, int n, struct a2a *c)
+{
+	double t0 = rmawin_test_now();
+
+	EXPECT_EQ(n, rmawin_test_run_ranks_for(_metadata, n, a2a_rank, c, 550));
+	rmawin_test_expect_no_leaks(_metadata);
+	TH_LOG("%d ranks, %s windows: %.1f s", n, kind_names[c->kind], rmawin_test_now() - t0);
+}
+
+/* Both sides of the bounce limit (8192), page sizes and crossings, odd sizes. */
+static const size_t all_sizes[] = {
+	1, 7, 8, 4095, 4096, 8191, 8192, 8193, 65537, MIB + 3,
+};
+static const size_t small_sizes[] = { 1, 7, 8, 4095, 4096, 8191, 8192, 8193 };
+static const unsigned int all_units[] = { 1, 4, 8 };
+
+/* Emulated soft-RoCE moves tens of MB/s: the matrix needs more than 30 s. */
+FIXTURE(matrix) {};
+FIXTURE_VARIANT(matrix) {
+	enum mem_kind kind;
+	int port;
+};
+FIXTURE_VARIANT_ADD(matrix, malloc) { .kind = MEM_MALLOC, .port = 28000 };
+FIXTURE_VARIANT_ADD(matrix, mmap) { .kind = MEM_MMAP, .port = 28010 };
+FIXTURE_VARIANT_ADD(matrix, mmap_shared) { .kind = MEM_MMAP_SHARED, .port = 28020 };
+FIXTURE_VARIANT_ADD(matrix, stack) { .kind = MEM_STACK, .port = 28030 };
+FIXTURE_VARIANT_ADD(matrix, allocate) { .kind = MEM_ALLOCATE, .port = 28040 };
+FIXTURE_SETUP(matrix) {}
+FIXTURE_TEARDOWN(matrix) {}
+
+/*
+ * Two ranks, each puts to and gets from both (itself too): every size,
+ * displacement unit and offset combination, window memory of one kind.
+ */
+TEST_F_TIMEOUT(matrix, two_ranks_sizes_units_offsets, 600)
+{
+	struct a2a c = {
+		.port = variant->port, .kind = variant->kind,
+		.units = all_units, .nunits = 3, .noffsets = 3,
+	};
+
+	if (variant->kind == MEM_STACK) {
+		c.sizes = small_sizes;
+		c.nsizes = ARRAY_SIZE(small_sizes);
+	} else {
+		c.sizes = all_sizes;
+		c.nsizes = ARRAY_SIZE(all_sizes);
+	}
+	a2a_run(_metadata, 2, &c);
+}
+
+/* A few sizes, all-to-all, on more ranks. */
+static const size_t few_sizes[] = { 7, 8192, 8193, 65537 };
+static const unsigned int few_units[] = { 1, 8 };
+
+FIXTURE(ranks) {};
+FIXTURE_VARIANT(ranks) {
+	int n;
+	int port;
+};
+FIXTURE_VARIANT_ADD(ranks, two) { .n = 2, .port = 28100 };
+FIXTURE_VARIANT_ADD(ranks, four) { .n = 4, .port = 28110 };
+FIXTURE_VARIANT_ADD(ranks, eight) { .n = 8, .port = 28120 };
+FIXTURE_SETUP(ranks) {}
+FIXTURE_TEARDOWN(ranks) {}
+
+TEST_F_TIMEOUT(ranks, all_to_all_put_get, 600)
+{
+	struct a2a c = {
+		.port = variant->port, .kind = MEM_MALLOC,
+		.sizes = few_sizes, .nsizes = 4, .units = few_units, .nunits = 2,
+		.noffsets = 2,
+	};
+
+	a2a_run(_metadata, variant->n, &c);
+}
+
+/* ---- 16 MiB once per direction ------------------------------------------ */
+
+#define HUGE_LEN	(16 * MIB)
+
+/*
+ * Rank 0 puts 16 MiB into rank 1's window and gets 16 MiB back from
+ * another part of it; unaligned at both ends, across many of the
+ * window's memory regions and many scatter/gather lists.
+ */
+static int huge_rank(int rank, int n, void *arg)
+{
+	size_t wlen = GUARD + 3 + HUGE_LEN + GUARD + HUGE_LEN + GUARD, toff = GUARD + 3;
+	size_t goff = GUARD + 3 + HUGE_LEN + GUARD;
+	struct rmawin_win *win;
+	struct rmawin_ep *ep;
+	unsigned char *w, *src = NULL, *dst = NULL;
+	double t0;
+	long bad;
+
+	me = rank;
+	RANK_TRY(1, rmawin_test_open(rank, n, *(int *)arg, &ep));
+	w = mem_get(MEM_MMAP, wlen + 1);
+	if (!w)
+		return 2;
+	w += 1;		/* the window starts one byte into a page */
+	memset(w, WFILL, wlen);
+	if (rank == 0) {
+		src = mem_get(MEM_MMAP, HUGE_LEN + 1);
+		dst = mem_get(MEM_MMAP, HUGE_LEN + 2 + 2 * GUARD);
+		if (!src || !dst)
+			return 3;
+		fill_pat(src + 1, HUGE_LEN, seed_of(PUT_DATA, 0, 1, HUGE_LEN, toff, 1));
+		memset(dst, GFILL, HUGE_LEN + 2 + 2 * GUARD);
+	} else {
+		fill_pat(w + goff, HUGE_LEN, seed_of(GET_DATA, 0, 1, HUGE_LEN, goff, 1));
+	}
+	RANK_TRY(4, rmawin_win_create(ep, w, wlen, 1, 0, &win));
+	RANK_TRY(5, rmawin_fence(win, 0));
+	t0 = rmawin_test_now();
+	if (rank == 0)
+		RANK_TRY(6, rmawin_put(win, src + 1, HUGE_LEN, 1, toff));
+	RANK_TRY(7, rmawin_fence(win, 0));
+	if (rank == 0)
+		RANK_MSG("16 MiB put: %.1f s", rmawin_test_now() - t0);
+	t0 = rmawin_test_now();
+	if (rank == 0)
+		RANK_TRY(8, rmawin_get(win, dst + GUARD + 2, HUGE_LEN, 1, goff));
+	RANK_TRY(9, rmawin_fence(win, 0));
+	if (rank == 0) {
+		RANK_MSG("16 MiB get: %.1f s", rmawin_test_now() - t0);
+		bad = check_pat(dst + GUARD + 2, HUGE_LEN,
+				seed_of(GET_DATA, 0, 1, HUGE_LEN, goff, 1));
+		if (bad >= 0) {
+			RANK_MSG("byte %ld of the 16 MiB got is wrong", bad);
+			return 10;
+		}
+		if (check_fill(dst, GUARD + 2, GFILL) >= 0 ||
+		    check_fill(dst + GUARD + 2 + HUGE_LEN, GUARD, GFILL) >= 0) {
+			RANK_MSG("the 16 MiB get wrote outside its destination");
+			return 11;
+		}
+		if (check_fill(w, wlen, WFILL) >= 0) {
+			RANK_MSG("rank 0's own window changed");
+			return 12;
+		}
+	} else {
+		bad = check_pat(w + toff, HUGE_LEN, seed_of(PUT_DATA, 0, 1, HUGE_LEN, toff, 1));
+		if (bad >= 0) {
+			RANK_MSG("byte %ld of the 16 MiB put is 0x%02x, want 0x%02x", bad,
+				 w[toff + bad],
+				 pat_byte(seed_of(PUT_DATA, 0, 1, HUGE_LEN, toff, 1), bad));
+			return 13;
+		}
+		if (check_fill(w, toff, WFILL) >= 0 ||
+		    check_fill(w + toff + HUGE_LEN, GUARD, WFILL) >= 0 ||
+		    check_fill(w + goff + HUGE_LEN, GUARD, WFILL) >= 0) {
+			RANK_MSG("the 16 MiB put wrote outside its target range");
+			return 14;
+		}
+		bad = check_pat(w + goff, HUGE_LEN, seed_of(GET_DATA, 0, 1, HUGE_LEN, goff, 1));
+		if (bad >= 0) {
+			RANK_MSG("the get changed the target window at byte %ld", goff + bad);
+			return 15;
+		}
+	}
+	RANK_TRY(16, rmawin_win_free(win));
+	RANK_TRY(17, rmawin_ep_close(ep));
+	return 0;
+}
+
+FIXTURE(slow) {};
+FIXTURE_SETUP(slow) {}
+FIXTURE_TEARDOWN(slow) {}
+
+TEST_F_TIMEOUT(slow, put_get_16mib, 300)
+{
+	int port = 28200;
+
+	EXPECT_EQ(2, rmawin_test_run_ranks_for(_metadata, 2, huge_rank, &port, 250));
+	rmawin_test_expect_no_leaks(_metadata);
+}
+
+/* ---- transfers across the boundary between two memory regions -------- */
+
+/*
+ * A window is registered in regions of at most 512 pages (2 MiB); its
+ * first region starts where the window does, at an offset into a page.
+ * Transfers that start before and end after the first boundary, of each
+ * kind (bounced and pinned), must land exactly.
+ */
+static int chunk_rank(int rank, int n, void *arg)
+{
+	static const struct { long from; size_t len; } cases[] = {
+		{ -1, 2 },		/* the last byte of one region, the first of the next */
+		{ -100, 8192 },		/* bounced */
+		{ -30001, 65537 },	/* pinned */
+		{ 0, 1 },
+		{ -1, 1 },
+	};
+	size_t wlen = 4 * MIB + 4096, pageoff = 5, b = 2 * MIB - pageoff, where;
+	unsigned char *mem, *w, *src, *dst;
+	struct rmawin_win *win;
+	struct rmawin_ep *ep;
+	unsigned int i;
+	long bad;
+
+	me = rank;
+	RANK_TRY(1, rmawin_test_open(rank, n, *(int *)arg, &ep));
+	mem = mem_get(MEM_MMAP, wlen + pageoff);
+	src = mem_get(MEM_MMAP, 65537 + 7);
+	dst = mem_get(MEM_MMAP, 65537 + 7);
+	if (!mem || !src || !dst)
+		return 2;
+	w = mem + pageoff;
+	memset(w, WFILL, wlen);
+	RANK_TRY(3, rmawin_win_create(ep, w, wlen, 1, 0, &win));
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		where = b + cases[i].from;
+		memset(w, WFILL, wlen);
+		RANK_TRY(4, rmawin_fence(win, 0));
+		if (rank == 0) {
+			fill_pat(src + 7, cases[i].len, seed_of(PUT_DATA, 0, 1, cases[i].len, where, 1));
+			RANK_TRY(5, rmawin_put(win, src + 7, cases[i].len, 1, where));
+		}
+		RANK_TRY(6, rmawin_fence(win, 0));
+		if (rank == 1) {
+			bad = check_pat(w + where, cases[i].len,
+					seed_of(PUT_DATA, 0, 1, cases[i].len, where, 1));
+			if (bad >= 0) {
+				RANK_MSG("put of %zu bytes at window offset %zu (region boundary "
+					 "at %zu): byte %ld wrong", cases[i].len, where, b, bad);
+				return 7;
+			}
+			if (check_fill(w, where, WFILL) >= 0 ||
+			    check_fill(w + where + cases[i].len, wlen - where - cases[i].len,
+				       WFILL) >= 0) {
+				RANK_MSG("put of %zu bytes at window offset %zu (region boundary "
+					 "at %zu) wrote outside its range", cases[i].len, where, b);
+				return 8;
+			}
+			fill_pat(w + where, cases[i].len,
+				 seed_of(GET_DATA, 0, 1, cases[i].len, where, 1));
+		}
+		RANK_TRY(9, rmawin_fence(win, 0));
+		if (rank == 0)
+			RANK_TRY(10, rmawin_get(win, dst + 3, cases[i].len, 1, where));
+		RANK_TRY(11, rmawin_fence(win, 0));
+		if (rank == 0) {
+			bad = check_pat(dst + 3, cases[i].len,
+					seed_of(GET_DATA, 0, 1, cases[i].len, where, 1));
+			if (bad >= 0) {
+				RANK_MSG("get of %zu bytes at window offset %zu (region boundary "
+					 "at %zu): byte %ld wrong", cases[i].len, where, b, bad);
+				return 12;
+			}
+		}
+	}
+	/* and the very last byte of the window */
+	RANK_TRY(13, rmawin_fence(win, 0));
+	if (rank == 0) {
+		src[0] = 0x77;
+		RANK_TRY(14, rmawin_put(win, src, 1, 1, wlen - 1));
+	}
+	RANK_TRY(15, rmawin_fence(win, 0));
+	if (rank == 1 && w[wlen - 1] != 0x77) {
+		RANK_MSG("put into the last byte of the window did not land");
+		return 16;
+	}
+	RANK_TRY(17, rmawin_win_free(win));
+	RANK_TRY(18, rmawin_ep_close(ep));
+	return 0;
+}
+
+TEST(across_memory_region_boundary)
+{
+	int port = 28210;
+
+	EXPECT_EQ(2, rmawin_test_run_ranks_for(_metadata, 2, chunk_rank, &port, 25));
+	rmawin_test_expect_no_leaks(_metadata);
+}
+
+/* ---- origin buffers inside an allocated window --------------------------- */
+
+/*
+ * MPI programs put from and get into their own window memory (the halo
+ * exchange does).  With rmawin_win_allocate that memory is the module's
+ * pages mapped into the process: small and large origins there work too.
+ */
+static int origin_in_win_rank(int rank, int n, void *arg)
+{
+	static const size_t sizes[] = { 100, 8192, 8193, 200000 };
+	size_t half = 512 * 1024, wlen = 2 * half, s;
+	struct rmawin_win *win;
+	struct rmawin_ep *ep;
+	unsigned char *w;
+	unsigned int i;
+	int peer = 1 - rank;
+	long bad;
+
+	me = rank;
+	RANK_TRY(1, rmawin_test_open(rank, n, *(int *)arg, &ep));
+	RANK_TRY(2, rmawin_win_allocate(ep, wlen, 1, 0, (void **)&w, &win));
+	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
+		s = sizes[i];
+		/* the first half is the origin of puts, the second receives them */
+		memset(w + half, WFILL, half);
+		fill_pat(w + 11, s, seed_of(PUT_DATA, rank, peer, s, 11, 1));
+		RANK_TRY(3, rmawin_fence(win, 0));
+		RANK_TRY(4, rmawin_put(win, w + 11, s, peer, half + 5));
+		RANK_TRY(5, rmawin_fence(win, 0));
+		bad = check_pat(w + half + 5, s, seed_of(PUT_DATA, peer, rank, s, 11, 1));
+		if (bad >= 0) {
+			RANK_MSG("put of %zu bytes from window memory: byte %ld wrong", s, bad);
+			return 6;
+		}
+		if (check_fill(w + half, 5, WFILL) >= 0 ||
+		    check_fill(w + half + 5 + s, half - 5 - s, WFILL) >= 0) {
+			RANK_MSG("put of %zu bytes from window memory wrote outside its range", s);
+			return 7;
+		}
+		/* get the peer's first half into our second half */
+		memset(w + half, GFILL, half);
+		RANK_TRY(8, rmawin_fence(win, 0));
+		RANK_TRY(9, rmawin_get(win, w + half + 3, s, peer, 11));
+		RANK_TRY(10, rmawin_fence(win, 0));
+		bad = check_pat(w + half + 3, s, seed_of(PUT_DATA, peer, rank, s, 11, 1));
+		if (bad >= 0) {
+			RANK_MSG("get of %zu bytes into window memory: byte %ld wrong", s, bad);
+			return 11;
+		}
+		RANK_TRY(12, rmawin_fence(win, 0));
+	}
+	RANK_TRY(13, rmawin_win_free(win));
+	RANK_TRY(14, rmawin_ep_close(ep));
+	return 0;
+}
+
+TEST(origin_inside_allocated_window)
+{
+	int port = 28220;
+
+	EXPECT_EQ(2, rmawin_test_run_ranks_for(_metadata, 2, origin_in_win_rank, &port, 25));
+	rmawin_test_expect_no_leaks(_metadata);
+}
+
+/* ---- many operations in one epoch --------------------------------------- */
+
+#ifndef MANY
+#define MANY		500	/* operations of each kind per rank */
+#endif
+
+/* Length of operation k: mostly small, now and then the whole bounce buffer. */
+static size_t many_len(int k)
+{
+	if (k % 50 == 7)
+		return 8192;
+	return 1 + (k * 37) % 300;
+}
+
+/*
+ * In one epoch every rank issues 500 puts and 500 gets, interleaved, to
+ * targets in turn (itself included): far more than the module's bounce
+ * buffers, so they are reused while the epoch is open.  Puts go to one
+ * area of each window, gets read another.
+ */
+static int many_rank(int rank, int n, void *arg)
+{
+	size_t area, put_area = 0, get_area, wlen, off, len;
+	unsigned char *w, *src, *dst;
+	size_t *offs;
+	struct rmawin_win *win;
+	struct rmawin_ep *ep;
+	int k, t, o, fails = 0;
+	long bad;
+
+	me = rank;
+	/* slot k of origin o: at a running offset, so each has its own range */
+	offs = calloc(MANY, sizeof(*offs));
+	if (!offs)
+		return 1;
+	for (k = 0, off = 0; k < MANY; k++) {
+		offs[k] = off;
+		off += many_len(k) + 3;
+	}
+	area = off;
+	get_area = (size_t)n * area;
+	wlen = 2 * (size_t)n * area;
+	w = mem_get(MEM_MMAP, wlen);
+	src = mem_get(MEM_MALLOC, area);
+	dst = mem_get(MEM_MALLOC, area);
+	if (!w || !src || !dst)
+		return 2;
+	RANK_TRY(3, rmawin_test_open(rank, n, *(int *)arg, &ep));
+	memset(w, WFILL, wlen);
+	/* what the others will get from us: rank o's k-th get reads slot (o, k) */
+	for (o = 0; o < n; o++)
+		for (k = 0; k < MANY; k++)
+			if ((o + k) % n == rank)
+				fill_pat(w + get_area + o * area + offs[k], many_len(k),
+					 seed_of(GET_DATA, o, rank, many_len(k), k, 1));
+	memset(dst, GFILL, area);
+	RANK_TRY(4, rmawin_win_create(ep, w, wlen, 1, 0, &win));
+	RANK_TRY(5, rmawin_fence(win, 0));
+	for (k = 0; k < MANY; k++) {
+		t = (rank + k) % n;
+		len = many_len(k);
+		fill_pat(src + offs[k], len, seed_of(PUT_DATA, rank, t, len, k, 1));
+		RANK_TRY(6, rmawin_put(win, src + offs[k], len, t,
+				       put_area + rank * area + offs[k]));
+		RANK_TRY(7, rmawin_get(win, dst + offs[k], len, t,
+				       get_area + rank * area + offs[k]));
+	}
+	RANK_TRY(8, rmawin_fence(win, 0));
+	for (o = 0; o < n; o++) {
+		for (k = 0; k < MANY; k++) {
+			if ((o + k) % n != rank)
+				continue;
+			len = many_len(k);
+			bad = check_pat(w + o * area + offs[k], len,
+					seed_of(PUT_DATA, o, rank, len, k, 1));
+			if (bad >= 0 && fails++ < 8)
+				RANK_MSG("put %d of rank %d (%zu bytes): byte %ld wrong", k, o,
+					 len, bad);
+			if (w[o * area + offs[k] + len] != WFILL && fails++ < 8)
+				RANK_MSG("put %d of rank %d (%zu bytes) wrote past its end", k, o,
+					 len);
+		}
+	}
+	for (k = 0; k < MANY; k++) {
+		t = (rank + k) % n;
+		len = many_len(k);
+		bad = check_pat(dst + offs[k], len, seed_of(GET_DATA, rank, t, len, k, 1));
+		if (bad >= 0 && fails++ < 8)
+			RANK_MSG("get %d from rank %d (%zu bytes): byte %ld is 0x%02x", k, t, len,
+				 bad, dst[offs[k] + bad]);
+		if (dst[offs[k] + len] != GFILL && fails++ < 8)
+			RANK_MSG("get %d from rank %d (%zu bytes) wrote past its end", k, t, len);
+	}
+	RANK_TRY(9, rmawin_win_free(win));
+	RANK_TRY(10, rmawin_ep_close(ep));
+	if (fails)
+		RANK_MSG("%d wrong operations", fails);
+	return fails ? 11 : 0;
+}
+
+TEST_F_TIMEOUT(slow, many_ops_one_epoch, 60)
+{
+	int port = 28300;
+
+	EXPECT_EQ(3, rmawin_test_run_ranks_for(_metadata, 3, many_rank, &port, 45));
+	rmawin_test_expect_no_leaks(_metadata);
+}
+
+/* ---- a batch of 1024 operations in one ioctl ----------------------------- */
+
+/* One descriptor. */
+static struct rmawin_op_desc op_desc(int opcode, __u32 win, int target, const void *origin,
+				     size_t len, size_t disp)
+{
+	struct rmawin_op_desc d;
+
+	memset(&d, 0, sizeof(d));
+	d.opcode = opcode;
+	d.target = target;
+	d.win = win;
+	d.origin = (uintptr_t)origin;
+	d.len = len;
+	d.target_disp = disp;
+	return d;
+}
+
+/* RMAWIN_IOC_RMA; -1 with errno set on failure. */
+static int rma_raw(int fd, const struct rmawin_op_desc *ops, __u32 nops)
+{
+	struct rmawin_rma r = {
+		.size = sizeof(r), .ops_ptr = (uintptr_t)ops, .nops = nops,
+		.op_size = sizeof(*ops),
+	};
+
+	return ioctl(fd, RMAWIN_IOC_RMA, &r);
+}
+
+static int fence_raw(int fd, __u32 win, __u32 flags)
+{
+	struct rmawin_fence f = { .size = sizeof(f), .flags = flags, .win = win };
+
+	return ioctl(fd, RMAWIN_IOC_FENCE, &f);
+}
+
+static int create_raw(int fd, void *base, __u64 len, __u32 unit, __u32 *win)
+{
+	struct rmawin_win_create c = {
+		.size = sizeof(c), .base = (uintptr_t)base, .length = len, .disp_unit = unit,
+	};
+	int ret = ioctl(fd, RMAWIN_IOC_WIN_CREATE, &c);
+
+	if (!ret)
+		*win = c.win;
+	return ret;
+}
+
+static int free_raw(int fd, __u32 win)
+{
+	struct rmawin_win_free f = { .size = sizeof(f), .win = win };
+
+	return ioctl(fd, RMAWIN_IOC_WIN_FREE, &f);
+}
+
+#ifndef BATCH
+#define BATCH	1024	/* the most one RMAWIN_IOC_RMA takes */
+#endif
+
+/* Each rank sends BATCH puts (half to itself) in one RMAWIN_IOC_RMA, then BATCH gets. */
+static int batch_rank(int rank, int n, void *arg)
+{
+	size_t slot = 40, wlen = (size_t)n * BATCH * slot;
+	struct rmawin_op_desc *ops;
+	unsigned char *w, *src, *dst;
+	struct rmawin_ep *ep;
+	int k, t, fd, o;
+	__u32 win;
+	long bad;
+
+	me = rank;
+	RANK_TRY(1, rmawin_test_open(rank, n, *(int *)arg, &ep));
+	fd = rmawin_ep_fd(ep);
+	w = mem_get(MEM_MALLOC, wlen);
+	src = mem_get(MEM_MALLOC, BATCH * slot);
+	dst = mem_get(MEM_MALLOC, BATCH * slot);
+	ops = calloc(BATCH, sizeof(*ops));
+	if (!w || !src || !dst || !ops)
+		return 2;
+	memset(w, WFILL, wlen);
+	memset(dst, GFILL, BATCH * slot);
+	if (create_raw(fd, w, wlen, 1, &win)) {
+		RANK_MSG("WIN_CREATE: %s", strerror(errno));
+		return 3;
+	}
+	for (k = 0; k < BATCH; k++) {
+		t = (rank + k) % n;
+		fill_pat(src + k * slot, k % slot + 1, seed_of(PUT_DATA, rank, t, k % slot + 1, k, 1));
+		ops[k] = op_desc(RMAWIN_OP_PUT, win, t, src + k * slot, k % slot + 1,
+				 (rank * BATCH + k) * slot);
+	}
+	if (fence_raw(fd, win, 0) || rma_raw(fd, ops, BATCH) || fence_raw(fd, win, 0)) {
+		RANK_MSG("BATCH puts in one batch: %s", strerror(errno));
+		return 4;
+	}
+	for (o = 0; o < n; o++)
+		for (k = 0; k < BATCH; k++) {
+			if ((o + k) % n != rank)
+				continue;
+			bad = check_pat(w + (o * BATCH + k) * slot, k % slot + 1,
+					seed_of(PUT_DATA, o, rank, k % slot + 1, k, 1));
+			if (bad >= 0) {
+				RANK_MSG("put %d of rank %d's batch: byte %ld wrong", k, o, bad);
+				return 5;
+			}
+		}
+	/* and get it all back */
+	for (k = 0; k < BATCH; k++)
+		ops[k] = op_desc(RMAWIN_OP_GET, win, (rank + k) % n, dst + k * slot,
+				 k % slot + 1, (rank * BATCH + k) * slot);
+	if (fence_raw(fd, win, 0) || rma_raw(fd, ops, BATCH) || fence_raw(fd, win, 0)) {
+		RANK_MSG("BATCH gets in one batch: %s", strerror(errno));
+		return 6;
+	}
+	for (k = 0; k < BATCH; k++) {
+		t = (rank + k) % n;
+		bad = check_pat(dst + k * slot, k % slot + 1,
+				seed_of(PUT_DATA, rank, t, k % slot + 1, k, 1));
+		if (bad >= 0) {
+			RANK_MSG("get %d of the batch (from rank %d): byte %ld wrong", k, t, bad);
+			return 7;
+		}
+	}
+	if (free_raw(fd, win)) {
+		RANK_MSG("WIN_FREE: %s", strerror(errno));
+		return 8;
+	}
+	RANK_TRY(9, rmawin_ep_close(ep));
+	return 0;
+}
+
+TEST_F_TIMEOUT(slow, batch_of_1024_ops, 60)
+{
+	int port = 28310;
+
+	EXPECT_EQ(2, rmawin_test_run_ranks_for(_metadata, 2, batch_rank, &port, 45));
+	rmawin_test_expect_no_leaks(_metadata);
+}
+
+/* ---- windows of size 0 -------------------------------------------------- */
+
+/*
+ * Ranks 0 and 2 expose nothing (rank 0 with a NULL base), rank 1 exposes
+ * 4 KiB.  Everybody can reach rank 1; any non-empty access to rank 0 or 2,
+ * from anywhere, is -ERANGE; an empty one is a no-op.
+ */
+static int zero_rank(int rank, int n, void *arg)
+{
+	unsigned char buf[4096], src[64], got[64];
+	struct rmawin_win *win;
+	struct rmawin_ep *ep;
+	int t, ret;
+	long bad;
+
+	me = rank;
+	RANK_TRY(1, rmawin_test_open(rank, n, *(int *)arg, &ep));
+	memset(buf, WFILL, sizeof(buf));
+	RANK_TRY(2, rmawin_win_create(ep, rank == 0 ? NULL : buf, rank == 1 ? sizeof(buf) : 0,
+				      1, 0, &win));
+	RANK_TRY(3, rmawin_fence(win, 0));
+	for (t = 0; t < n; t += 2) {
+		ret = rmawin_put(win, src, 1, t, 0);
+		if (ret != -ERANGE) {
+			RANK_MSG("1-byte put into rank %d's empty window: %d (%s), want -ERANGE",
+				 t, ret, rmawin_strerror(ret));
+			return 4;
+		}
+		ret = rmawin_get(win, got, 64, t, 0);
+		if (ret != -ERANGE) {
+			RANK_MSG("64-byte get from rank %d's empty window: %d (%s), want -ERANGE",
+				 t, ret, rmawin_strerror(ret));
+			return 5;
+		}
+		ret = rmawin_put(win, src, 0, t, 0);
+		if (ret) {
+			RANK_MSG("empty put into rank %d's empty window: %s, want success",
+				 t, rmawin_strerror(ret));
+			return 6;
+		}
+	}
+	fill_pat(src, sizeof(src), seed_of(PUT_DATA, rank, 1, sizeof(src), 0, 1));
+	RANK_TRY(7, rmawin_put(win, src, sizeof(src), 1, 100 + rank * 100));
+	RANK_TRY(8, rmawin_fence(win, 0));
+	if (rank == 1) {
+		for (t = 0; t < n; t++) {
+			bad = check_pat(buf + 100 + t * 100, sizeof(src),
+					seed_of(PUT_DATA, t, 1, sizeof(src), 0, 1));
+			if (bad >= 0) {
+				RANK_MSG("put from rank %d: byte %ld wrong", t, bad);
+				return 9;
+			}
+		}
+	} else if (check_fill(buf, sizeof(buf), WFILL) >= 0) {
+		RANK_MSG("memory behind an empty window changed");
+		return 10;
+	}
+	RANK_TRY(11, rmawin_get(win, got, sizeof(got), 1, 100 + rank * 100));
+	RANK_TRY(12, rmawin_fence(win, 0));
+	if (memcmp(got, src, sizeof(got))) {
+		RANK_MSG("get back from rank 1 differs from what was put");
+		return 13;
+	}
+	RANK_TRY(14, rmawin_win_free(win));
+	RANK_TRY(15, rmawin_ep_close(ep));
+	return 0;
+}
+
+TEST(empty_window_on_some_ranks)
+{
+	int port = 28400;
+
+	EXPECT_EQ(3, rmawin_test_run_ranks_for(_metadata, 3, zero_rank, &port, 25));
+	rmawin_test_expect_no_leaks(_metadata);
+}
+
+/* Every rank exposes nothing: create, fence, free all work. */
+static int all_zero_rank(int rank, int n, void *arg)
+{
+	struct rmawin_win *win, *win2;
+	struct rmawin_ep *ep;
+	void *base;
+	int ret;
+
+	me = rank;
+	RANK_TRY(1, rmawin_test_open(rank, n, *(int *)arg, &ep));
+	RANK_TRY(2, rmawin_win_create(ep, NULL, 0, 1, 0, &win));
+	RANK_TRY(3, rmawin_win_allocate(ep, 0, 8, 0, &base, &win2));
+	RANK_TRY(4, rmawin_fence(win, 0));
+	RANK_TRY(4, rmawin_fence(win2, 0));
+	ret = rmawin_put(win2, &ret, 1, (rank + 1) % n, 0);
+	if (ret != -ERANGE) {
+		RANK_MSG("put into an empty allocated window: %d, want -ERANGE", ret);
+		return 5;
+	}
+	RANK_TRY(6, rmawin_fence(win2, 0));
+	RANK_TRY(7, rmawin_fence(win, 0));
+	RANK_TRY(8, rmawin_win_free(win));
+	RANK_TRY(9, rmawin_win_free(win2));
+	RANK_TRY(10, rmawin_ep_close(ep));
+	return 0;
+}
+
+TEST(empty_window_on_every_rank)
+{
+	int port = 28410;
+
+	EXPECT_EQ(2, rmawin_test_run_ranks_for(_metadata, 2, all_zero_rank, &port, 25));
+	rmawin_test_expect_no_leaks(_metadata);
+}
+
+/* ---- several windows at once --------------------------------------------- */
+
+#define NWIN	4
+#define MW_LEN	500	/* bytes per operation */
+#define MW_GET	2000	/* window offset of the area gets read: a multiple of every unit */
+
+/*
+ * Four windows alive at once, of different memory, sizes and units,
+ * created and freed in the same order everywhere; operations on all of
+ * them interleaved in one epoch, fenced window by window (in an order
+ * other than creation's), each checked.
+ */
+static int multi_rank(int rank, int n, void *arg)
+{
+	static const size_t lens[NWIN] = { 65536, 131072, 12288, 3000 };
+	static const unsigned int units[NWIN] = { 1, 8, 4, 2 };
+	static const int fence_order[NWIN] = { 2, 0, 3, 1 };
+	struct rmawin_win *win[NWIN];
+	unsigned char *mem[NWIN], *src[NWIN], *dst[NWIN];
+	int i, t, o, round, prev = (rank + n - 1) % n, next = (rank + 1) % n;
+	struct rmawin_ep *ep;
+	size_t r;
+	long bad;
+
+	me = rank;
+	RANK_TRY(1, rmawin_test_open(rank, n, *(int *)arg, &ep));
+	for (i = 0; i < NWIN; i++) {
+		src[i] = malloc(MW_LEN);
+		dst[i] = malloc(MW_LEN);
+		if (!src[i] || !dst[i])
+			return 2;
+		if (i == 1) {
+			RANK_TRY(3, rmawin_win_allocate(ep, lens[i], units[i], 0,
+							(void **)&mem[i], &win[i]));
+		} else {
+			mem[i] = i == 2 ? mem_get(MEM_MMAP, lens[i]) : malloc(lens[i]);
+			if (!mem[i])
+				return 4;
+			RANK_TRY(5, rmawin_win_create(ep, mem[i], lens[i], units[i], 0, &win[i]));
+		}
+		memset(mem[i], WFILL, lens[i]);
+		/* what the next rank gets from this one */
+		fill_pat(mem[i] + MW_GET, MW_LEN, seed_of(GET_DATA, next, rank, MW_LEN, i, 1));
+	}
+	for (round = 0; round < 3; round++) {
+		for (i = 0; i < NWIN; i++)
+			RANK_TRY(6, rmawin_fence(win[i], 0));
+		/* put to the next rank, get from the previous one, window after window */
+		for (i = 0; i < NWIN; i++) {
+			t = (i + round) % NWIN;
+			r = (size_t)(rank * MW_LEN + 8 * round) / units[t];
+			fill_pat(src[t], MW_LEN, seed_of(PUT_DATA, rank, next, MW_LEN, t * 10 + round, 1));
+			RANK_TRY(7, rmawin_put(win[t], src[t], MW_LEN, next, r));
+			memset(dst[t], GFILL, MW_LEN);
+			RANK_TRY(8, rmawin_get(win[NWIN - 1 - t], dst[NWIN - 1 - t], MW_LEN, prev,
+					       MW_GET / units[NWIN - 1 - t]));
+		}
+		for (i = 0; i < NWIN; i++)
+			RANK_TRY(9, rmawin_fence(win[fence_order[i]], 0));
+		for (i = 0; i < NWIN; i++) {
+			o = prev;
+			r = (size_t)(o * MW_LEN + 8 * round) / units[i] * units[i];
+			bad = check_pat(mem[i] + r, MW_LEN, seed_of(PUT_DATA, o, rank, MW_LEN,
+								  i * 10 + round, 1));
+			if (bad >= 0) {
+				RANK_MSG("round %d, window %d: put from rank %d: byte %ld wrong",
+					 round, i, o, bad);
+				return 10;
+			}
+			bad = check_pat(dst[i], MW_LEN, seed_of(GET_DATA, rank, prev, MW_LEN, i, 1));
+			if (bad >= 0) {
+				RANK_MSG("round %d, window %d: get from rank %d: byte %ld wrong",
+					 round, i, prev, bad);
+				return 11;
+			}
+		}
+	}
+	for (i = 0; i < NWIN; i++)
+		RANK_TRY(12, rmawin_win_free(win[i]));
+	RANK_TRY(13, rmawin_ep_close(ep));
+	return 0;
+}
+
+TEST(several_windows_interleaved)
+{
+	int port = 28500;
+
+	EXPECT_EQ(3, rmawin_test_run_ranks_for(_metadata, 3, multi_rank, &port, 25));
+	rmawin_test_expect_no_leaks(_metadata);
+}
+
+/* A window's handle is the same on every rank, and a new window gets a new one. */
+struct handles {
+	__u32 h[4][3];
+	int err[4];
+};
+
+static int handle_rank(int rank, int n, void *arg)
+{
+	struct handles *hs = arg;
+	unsigned char mem[3][4096];
+	struct rmawin_ep *ep;
+	int fd, i;
+
+	me = rank;
+	RANK_TRY(1, rmawin_test_open(rank, n, 28510, &ep));
+	fd = rmawin_ep_fd(ep);
+	for (i = 0; i < 3; i++)
+		if (create_raw(fd, mem[i], 4096 - i * 100, 1 + i, &hs->h[rank][i]))
+			hs->err[rank] = errno;
+	/* free the first, make another: handles are never reused while alive */
+	if (free_raw(fd, hs->h[rank][0]) || create_raw(fd, mem[0], 4096, 1, &hs->h[rank][0]))
+		hs->err[rank] = errno;
+	for (i = 0; i < 3; i++)
+		if (free_raw(fd, hs->h[rank][i]))
+			hs->err[rank] = errno;
+	RANK_TRY(2, rmawin_ep_close(ep));
+	return 0;
+}
+
+TEST(window_handles_agree)
+{
+	struct handles *hs = rmawin_test_shared(sizeof(*hs));
+	int r, i;
+
+	ASSERT_NE(NULL, hs);
+	EXPECT_EQ(4, rmawin_test_run_ranks_for(_metadata, 4, handle_rank, hs, 25));
+	for (r = 0; r < 4; r++) {
+		EXPECT_EQ(0, hs->err[r]) {
+			TH_LOG("rank %d: a raw WIN_CREATE/FREE failed: %s", r,
+			       strerror(hs->err[r]));
+		}
+		for (i = 0; i < 3; i++) {
+			EXPECT_EQ(hs->h[0][i], hs->h[r][i]) {
+				TH_LOG("window %d: handle %u on rank 0, %u on rank %d", i,
+				       hs->h[0][i], hs->h[r][i], r);
+			}
+		}
+	}
+	EXPECT_NE(hs->h[0][1], hs->h[0][2]);
+	EXPECT_NE(hs->h[0][0], hs->h[0][1]);
+	EXPECT_NE(hs->h[0][0], hs->h[0][2]);
+	rmawin_test_expect_no_leaks(_metadata);
+	munmap(hs, sizeof(*hs));
+}
+
+/* ---- argument checking -------------------------------------------------- */
+
+/*
+ * The test process is rank 0 and checks errnos with the harness's
+ * macros; rank 1 is a child that only takes part in the collectives and
+ * reports whether anything reached its window.
+ */
+#define PEER_WIN	65536
+#define PEER_FILL	0x11
+
+struct peer_report {
+	long changed;		/* first byte of rank 1's window that changed, or -1 */
+	unsigned char got;
+	int step;		/* rank 1's failing step, 0 */
+};
+
+/*
+ * Rank 1: a window of PEER_WIN bytes of PEER_FILL, unit 1.  F1 opens the
+ * epoch of refused operations, F2 closes it and rank 1 reports what
+ * changed, F3 hands the report over, F4 closes the epoch of the last put.
+ */
+static int peer_rank(int rank, int n, void *arg)
+{
+	struct peer_report *rep = arg;
+	int port = *(int *)(rep + 1);
+	unsigned char *buf = mem_get(MEM_MMAP, PEER_WIN);
+	struct rmawin_win *win;
+	struct rmawin_ep *ep;
+	long bad;
+
+	me = rank;
+	if (!buf)
+		return 1;
+	memset(buf, PEER_FILL, PEER_WIN);
+	RANK_TRY(2, rmawin_test_open(rank, n, port, &ep));
+	RANK_TRY(3, rmawin_win_create(ep, buf, PEER_WIN, 1, 0, &win));
+	RANK_TRY(4, rmawin_fence(win, 0));	/* F1: the epoch of refused operations */
+	RANK_TRY(5, rmawin_fence(win, 0));	/* F2: it is over */
+	bad = check_fill(buf, PEER_WIN, PEER_FILL);
+	rep->changed = bad;
+	rep->got = bad >= 0 ? buf[bad] : 0;
+	RANK_TRY(6, rmawin_fence(win, 0));	/* F3: rank 0 has the report */
+	RANK_TRY(6, rmawin_fence(win, 0));	/* F4: the last bytes are put */
+	bad = check_fill(buf, PEER_WIN - 16, PEER_FILL);
+	if (bad >= 0 || buf[PEER_WIN - 1] != 0xee) {
+		RANK_MSG("the put into the last 16 bytes of the window did not land");
+		return 7;
+	}
+	RANK_TRY(8, rmawin_win_free(win));
+	RANK_TRY(9, rmawin_ep_close(ep));
+	return 0;
+}
+
+struct pair {
+	struct rmawin_ep *ep;
+	int fd;
+	__u32 win;		/* rank 0's window: 8192 bytes, unit 4 */
+	unsigned char *mem;
+	struct peer_report *rep;
+	pid_t child;
+};
+
+static void pair_start(struct __test_metadata *_metadata, struct pair *p, int port)
+{
+	p->rep = rmawin_test_shared(4096);
+	ASSERT_NE(NULL, p->rep);
+	p->rep->changed = -2;
+	*(int *)(p->rep + 1) = port;
+	p->child = rmawin_test_fork_rank(1, 2, peer_rank, p->rep);
+	ASSERT_LT(0, p->child);
+	me = 0;
+	ASSERT_EQ(0, rmawin_test_open(0, 2, port, &p->ep));
+	p->fd = rmawin_ep_fd(p->ep);
+	p->mem = malloc(8192);
+	ASSERT_NE(NULL, p->mem);
+	memset(p->mem, 0x22, 8192);
+	ASSERT_EQ(0, create_raw(p->fd, p->mem, 8192, 4, &p->win));
+	ASSERT_EQ(0, fence_raw(p->fd, p->win, 0));	/* F1 */
+}
+
+/* F2 to F4; nothing of the refused operations reached either window. */
+static void pair_finish(struct __test_metadata *_metadata, struct pair *p)
+{
+	unsigned char last[16];
+
+	EXPECT_EQ(0, fence_raw(p->fd, p->win, 0)) TH_LOG("fence F2: %s", strerror(errno));
+	EXPECT_EQ(-1, check_fill(p->mem, 8192, 0x22))
+		TH_LOG("a refused operation changed rank 0's own window at byte %ld",
+		       check_fill(p->mem, 8192, 0x22));
+	EXPECT_EQ(0, fence_raw(p->fd, p->win, 0)) TH_LOG("fence F3: %s", strerror(errno));
+	EXPECT_EQ(-1, p->rep->changed)
+		TH_LOG("a refused operation reached rank 1's window: byte %ld is 0x%02x",
+		       p->rep->changed, p->rep->got);
+	/* an operation ending exactly at the end of the window is fine */
+	memset(last, 0xee, sizeof(last));
+	{
+		struct rmawin_op_desc op = op_desc(RMAWIN_OP_PUT, p->win, 1, last, 16,
+						   PEER_WIN - 16);
+
+		EXPECT_EQ(0, rma_raw(p->fd, &op, 1)) TH_LOG("put of the last 16 bytes: %s",
+							   strerror(errno));
+	}
+	/* true local assertions: nothing stored into, nor put into, rank 0's window */
+	EXPECT_EQ(0, fence_raw(p->fd, p->win, RMAWIN_MODE_NOSTORE | RMAWIN_MODE_NOPUT))
+		TH_LOG("fence F4 (NOSTORE | NOPUT): %s", strerror(errno));
+	EXPECT_EQ(0, free_raw(p->fd, p->win));
+	EXPECT_EQ(0, rmawin_ep_close(p->ep));
+	rmawin_test_wait_rank(_metadata, p->child, 1);
+	free(p->mem);
+	munmap(p->rep, 4096);
+	rmawin_test_expect_no_leaks(_metadata);
+}
+
+TEST(rma_bad_target_rank_einval)
+{
+	struct rmawin_op_desc op;
+	unsigned char b[8] = { 0 };
+	struct pair p;
+
+	pair_start(_metadata, &p, 28600);
+	op = op_desc(RMAWIN_OP_PUT, p.win, 2, b, 1, 0);
+	EXPECT_ERRNO(EINVAL, rma_raw(p.fd, &op, 1));
+	op.target = 4096;
+	EXPECT_ERRNO(EINVAL, rma_raw(p.fd, &op, 1));
+	op.target = 0xffffffff;
+	EXPECT_ERRNO(EINVAL, rma_raw(p.fd, &op, 1));
+	op.opcode = RMAWIN_OP_GET;
+	EXPECT_ERRNO(EINVAL, rma_raw(p.fd, &op, 1));
+	pair_finish(_metadata, &p);
+}
+
+TEST(rma_beyond_target_window_erange)
+{
+	unsigned char *b = calloc(1, PEER_WIN + 16);
+	struct rmawin_op_desc op;
+	struct pair p;
+	int opc;
+
+	ASSERT_NE(NULL, b);
+	pair_start(_metadata, &p, 28610);
+	for (opc = RMAWIN_OP_PUT; opc <= RMAWIN_OP_GET; opc++) {
+		/* rank 1: PEER_WIN bytes, unit 1 */
+		op = op_desc(opc, p.win, 1, b, 1, PEER_WIN);
+		EXPECT_ERRNO(ERANGE, rma_raw(p.fd, &op, 1));
+		op = op_desc(opc, p.win, 1, b, 2, PEER_WIN - 1);
+		EXPECT_ERRNO(ERANGE, rma_raw(p.fd, &op, 1));
+		op = op_desc(opc, p.win, 1, b, PEER_WIN + 1, 0);
+		EXPECT_ERRNO(ERANGE, rma_raw(p.fd, &op, 1));
+		op = op_desc(opc, p.win, 1, b, PEER_WIN - 8191, 8192);	/* pinned path */
+		EXPECT_ERRNO(ERANGE, rma_raw(p.fd, &op, 1));
+		/* disp * unit and disp * unit + len overflowing 64 bits */
+		op = op_desc(opc, p.win, 1, b, 1, UINT64_MAX);
+		EXPECT_ERRNO(ERANGE, rma_raw(p.fd, &op, 1));
+		op = op_desc(opc, p.win, 1, b, UINT64_MAX, 1);
+		EXPECT_ERRNO(ERANGE, rma_raw(p.fd, &op, 1));
+		/* itself: 8192 bytes in units of 4 */
+		op = op_desc(opc, p.win, 0, b, 1, 2048);
+		EXPECT_ERRNO(ERANGE, rma_raw(p.fd, &op, 1));
+		op = op_desc(opc, p.win, 0, b, 5, 2047);
+		EXPECT_ERRNO(ERANGE, rma_raw(p.fd, &op, 1));
+		op = op_desc(opc, p.win, 0, b, 1, UINT64_MAX / 4 + 1);
+		EXPECT_ERRNO(ERANGE, rma_raw(p.fd, &op, 1));
+	}
+	pair_finish(_metadata, &p);
+	free(b);
+}
+
+TEST(rma_unknown_window_enoent)
+{
+	struct rmawin_op_desc op;
+	unsigned char b[8] = { 0 };
+	struct pair p;
+
+	pair_start(_metadata, &p, 28620);
+	op = op_desc(RMAWIN_OP_PUT, p.win + 1, 1, b, 1, 0);
+	EXPECT_ERRNO(ENOENT, rma_raw(p.fd, &op, 1));
+	op.win = 0xffffffff;
+	EXPECT_ERRNO(ENOENT, rma_raw(p.fd, &op, 1));
+	op.opcode = RMAWIN_OP_GET;
+	EXPECT_ERRNO(ENOENT, rma_raw(p.fd, &op, 1));
+	EXPECT_ERRNO(ENOENT, fence_raw(p.fd, p.win + 1, 0));
+	pair_finish(_metadata, &p);
+}
+
+TEST(rma_descriptor_fields_einval)
+{
+	struct rmawin_op_desc op;
+	unsigned char b[8] = { 0 };
+	struct pair p;
+	int i;
+
+	pair_start(_metadata, &p, 28630);
+	op = op_desc(0, p.win, 1, b, 1, 0);
+	EXPECT_ERRNO(EINVAL, rma_raw(p.fd, &op, 1));
+	op.opcode = RMAWIN_OP_LAST;
+	EXPECT_ERRNO(EINVAL, rma_raw(p.fd, &op, 1));
+	op.opcode = 0xff;
+	EXPECT_ERRNO(EINVAL, rma_raw(p.fd, &op, 1));
+
+	op = op_desc(RMAWIN_OP_PUT, p.win, 1, b, 1, 0);
+	op.flags = 1;
+	EXPECT_ERRNO(EINVAL, rma_raw(p.fd, &op, 1));
+	op.flags = 0x80;
+	EXPECT_ERRNO(EINVAL, rma_raw(p.fd, &op, 1));
+	op.flags = 0;
+	op.reserved1 = 0x80000000;
+	EXPECT_ERRNO(EINVAL, rma_raw(p.fd, &op, 1));
+	op.reserved1 = 0;
+	op.reserved = 1ULL << 63;
+	EXPECT_ERRNO(EINVAL, rma_raw(p.fd, &op, 1));
+	op.reserved = 0;
+	/* the accumulate family's fields are zero for a put or a get */
+	for (i = 0; i < 2; i++) {
+		op.opcode = i ? RMAWIN_OP_GET : RMAWIN_OP_PUT;
+		op.acc_op = 1;
+		EXPECT_ERRNO_LOG(EINVAL, rma_raw(p.fd, &op, 1), "acc_op, opcode %d", op.opcode);
+		op.acc_op = 0;
+		op.datatype = 1;
+		EXPECT_ERRNO_LOG(EINVAL, rma_raw(p.fd, &op, 1), "datatype, opcode %d", op.opcode);
+		op.datatype = 0;
+		op.result = (uintptr_t)b;
+		EXPECT_ERRNO_LOG(EINVAL, rma_raw(p.fd, &op, 1), "result, opcode %d", op.opcode);
+		op.result = 0;
+		op.compare = (uintptr_t)b;
+		EXPECT_ERRNO_LOG(EINVAL, rma_raw(p.fd, &op, 1), "compare, opcode %d", op.opcode);
+		op.compare = 0;
+	}
+	pair_finish(_metadata, &p);
+}
+
+TEST(rma_struct_fields)
+{
+	struct rmawin_op_desc ops[1025], op;
+	struct {
+		struct rmawin_op_desc d;
+		__u64 tail;
+	} big;
+	struct rmawin_rma r;
+	unsigned char b[8] = { 0 };
+	unsigned char *page;
+	struct pair p;
+	int i;
+
+	pair_start(_metadata, &p, 28640);
+	op = op_desc(RMAWIN_OP_PUT, p.win, 1, b, 1, 0);
+	for (i = 0; i < 1025; i++)
+		ops[i] = op_desc(RMAWIN_OP_PUT, p.win, 1, b, 0, 0);	/* empty: no effect */
+
+	memset(&r, 0, sizeof(r));
+	r.size = sizeof(r);
+	r.ops_ptr = (uintptr_t)&op;
+	r.nops = 1;
+	r.op_size = sizeof(op);
+	r.flags = 1;
+	EXPECT_ERRNO(EINVAL, ioctl(p.fd, RMAWIN_IOC_RMA, &r));
+	r.flags = 0x80000000;
+	EXPECT_ERRNO(EINVAL, ioctl(p.fd, RMAWIN_IOC_RMA, &r));
+	r.flags = 0;
+	r.nops = 0;
+	EXPECT_ERRNO(EINVAL, ioctl(p.fd, RMAWIN_IOC_RMA, &r));
+	r.ops_ptr = (uintptr_t)ops;
+	r.nops = 1025;
+	EXPECT_ERRNO(EINVAL, ioctl(p.fd, RMAWIN_IOC_RMA, &r));
+	r.nops = 1024;
+	EXPECT_EQ(0, ioctl(p.fd, RMAWIN_IOC_RMA, &r)) TH_LOG("1024 empty operations: %s",
+							 strerror(errno));
+	r.ops_ptr = (uintptr_t)&op;
+	r.nops = 1;
+	r.op_size = sizeof(op) - 8;
+	EXPECT_ERRNO(EINVAL, ioctl(p.fd, RMAWIN_IOC_RMA, &r));
+	r.op_size = 0;
+	EXPECT_ERRNO(EINVAL, ioctl(p.fd, RMAWIN_IOC_RMA, &r));
+	r.op_size = 1;
+	EXPECT_ERRNO(EINVAL, ioctl(p.fd, RMAWIN_IOC_RMA, &r));
+
+	/* a descriptor from a later ABI: a zero tail is fine, anything else is not */
+	memset(&big, 0, sizeof(big));
+	big.d = op_desc(RMAWIN_OP_PUT, p.win, 1, b, 0, 0);
+	r.ops_ptr = (uintptr_t)&big;
+	r.op_size = sizeof(big);
+	EXPECT_EQ(0, ioctl(p.fd, RMAWIN_IOC_RMA, &r)) TH_LOG("larger op_size, zero tail: %s",
+							 strerror(errno));
+	big.tail = 1;
+	EXPECT_ERRNO(E2BIG, ioctl(p.fd, RMAWIN_IOC_RMA, &r));
+
+	/* descriptors in memory that is not there */
+	r.op_size = sizeof(op);
+	r.ops_ptr = 0;
+	EXPECT_ERRNO(EFAULT, ioctl(p.fd, RMAWIN_IOC_RMA, &r));
+	page = mmap(NULL, 2 * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, page);
+	ASSERT_EQ(0, munmap(page + 4096, 4096));
+	r.ops_ptr = (uintptr_t)(page + 4096);
+	EXPECT_ERRNO(EFAULT, ioctl(p.fd, RMAWIN_IOC_RMA, &r));
+	/* the first descriptor readable (and valid), the second not: none is issued */
+	memcpy(page + 4096 - sizeof(op), &op, sizeof(op));
+	r.ops_ptr = (uintptr_t)(page + 4096 - sizeof(op));
+	r.nops = 2;
+	EXPECT_ERRNO(EFAULT, ioctl(p.fd, RMAWIN_IOC_RMA, &r));
+	munmap(page, 4096);
+	pair_finish(_metadata, &p);
+}
+
+/*
+ * Every operation of a batch is checked before any is issued: a bad one
+ * at the end fails the batch, and none of the good ones before it (to
+ * the peer, and to itself, which would be a copy done at once) lands.
+ */
+TEST(rma_batch_with_one_bad_op_issues_none)
+{
+	unsigned char small[100], large[20000];
+	struct rmawin_op_desc ops[5];
+	unsigned char *hole;
+	struct pair p;
+	unsigned int i;
+	struct {
+		const char *what;
+		int err;
+	} bad[] = {
+		{ "unknown opcode", EINVAL }, { "non-zero flags", EINVAL },
+		{ "non-zero reserved", EINVAL }, { "target rank 2 of 2", EINVAL },
+		{ "unknown window", ENOENT }, { "beyond the target window", ERANGE },
+		{ "unmapped small origin", EFAULT },
+	};
+
+	pair_start(_metadata, &p, 28650);
+	memset(small, 0x33, sizeof(small));
+	memset(large, 0x44, sizeof(large));
+	hole = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, hole);
+	ASSERT_EQ(0, munmap(hole, 4096));
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		ops[0] = op_desc(RMAWIN_OP_PUT, p.win, 1, small, sizeof(small), 0);
+		ops[1] = op_desc(RMAWIN_OP_PUT, p.win, 0, small, sizeof(small), 0);	/* itself */
+		ops[2] = op_desc(RMAWIN_OP_PUT, p.win, 1, large, sizeof(large), 1000);
+		ops[3] = op_desc(RMAWIN_OP_GET, p.win, 1, small, sizeof(small), 200);
+		ops[4] = op_desc(RMAWIN_OP_PUT, p.win, 1, small, 10, 300);
+		switch (i) {
+		case 0:
+			ops[4].opcode = 0x7f;
+			break;
+		case 1:
+			ops[4].flags = 2;
+			break;
+		case 2:
+			ops[4].reserved = 1;
+			break;
+		case 3:
+			ops[4].target = 2;
+			break;
+		case 4:
+			ops[4].win = p.win + 7;
+			break;
+		case 5:
+			ops[4].target_disp = PEER_WIN - 5;
+			break;
+		case 6:
+			ops[4].origin = (uintptr_t)hole;
+			break;
+		}
+		EXPECT_ERRNO_LOG(bad[i].err, rma_raw(p.fd, ops, 5),
+				 "batch whose last operation has %s", bad[i].what);
+	}
+	/* the gets, had they been issued, would have overwritten small */
+	EXPECT_EQ(-1, check_fill(small, sizeof(small), 0x33))
+		TH_LOG("a get of a refused batch wrote to its origin buffer");
+	pair_finish(_metadata, &p);
+}
+
+TEST(fence_fields)
+{
+	struct rmawin_fence f;
+	struct pair p;
+
+	pair_start(_metadata, &p, 28660);
+	memset(&f, 0, sizeof(f));
+	f.size = sizeof(f);
+	f.win = p.win;
+	f.flags = RMAWIN_MODE_ALL + 1;
+	EXPECT_ERRNO(EINVAL, ioctl(p.fd, RMAWIN_IOC_FENCE, &f));
+	f.flags = 0x80000000;
+	EXPECT_ERRNO(EINVAL, ioctl(p.fd, RMAWIN_IOC_FENCE, &f));
+	f.flags = 0;
+	f.reserved = 1;
+	EXPECT_ERRNO(EINVAL, ioctl(p.fd, RMAWIN_IOC_FENCE, &f));
+	f.reserved = 0;
+	f.win = p.win + 1;
+	EXPECT_ERRNO(ENOENT, ioctl(p.fd, RMAWIN_IOC_FENCE, &f));
+	f.win = 0xffffffff;
+	EXPECT_ERRNO(ENOENT, ioctl(p.fd, RMAWIN_IOC_FENCE, &f));
+	/* (the valid fences of pair_finish use flags 0 and NOSTORE | NOPUT) */
+	pair_finish(_metadata, &p);
+}
+
+TEST(win_create_fields_einval)
+{
+	struct rmawin_win_create c;
+	unsigned char buf[4096];
+	struct pair p;
+
+	pair_start(_metadata, &p, 28670);
+	memset(&c, 0, sizeof(c));
+	c.size = sizeof(c);
+	c.base = (uintptr_t)buf;
+	c.length = sizeof(buf);
+	c.disp_unit = 1;
+	c.flags = 0x2;
+	EXPECT_ERRNO(EINVAL, ioctl(p.fd, RMAWIN_IOC_WIN_CREATE, &c));
+	c.flags = 0x80000000;
+	EXPECT_ERRNO(EINVAL, ioctl(p.fd, RMAWIN_IOC_WIN_CREATE, &c));
+	c.flags = 0;
+	c.mmap_offset = 1;	/* in: must be 0 */
+	EXPECT_ERRNO(EINVAL, ioctl(p.fd, RMAWIN_IOC_WIN_CREATE, &c));
+	c.mmap_offset = 0;
+	c.disp_unit = 0;
+	EXPECT_ERRNO(EINVAL, ioctl(p.fd, RMAWIN_IOC_WIN_CREATE, &c));
+	/* none of these was collective: the group goes on (pair_finish) */
+	pair_finish(_metadata, &p);
+}
+
+/* Window operations on a fresh endpoint, and on one that is bound but never joined. */
+TEST(window_ioctls_before_join_enotconn)
+{
+	struct rmawin_win_create c = { .size = sizeof(c), .length = 4096, .disp_unit = 1 };
+	struct rmawin_win_free f = { .size = sizeof(f) };
+	unsigned char buf[4096];
+	struct rmawin_op_desc op = op_desc(RMAWIN_OP_PUT, 0, 0, buf, 1, 0);
+	int fd, pass;
+
+	c.base = (uintptr_t)buf;
+	for (pass = 0; pass < 2; pass++) {
+		fd = open(RMAWIN_DEV_PATH, O_RDWR);
+		ASSERT_LE(0, fd);
+		if (pass)
+			ASSERT_EQ(0, rmawin_bind_raw(fd, rmawin_test_ibdev(), 0));
+		EXPECT_ERRNO_LOG(ENOTCONN, ioctl(fd, RMAWIN_IOC_WIN_CREATE, &c), "WIN_CREATE, %s",
+				 pass ? "bound" : "unbound");
+		EXPECT_ERRNO_LOG(ENOTCONN, rma_raw(fd, &op, 1), "RMA, %s",
+				 pass ? "bound" : "unbound");
+		EXPECT_ERRNO_LOG(ENOTCONN, fence_raw(fd, 0, 0), "FENCE, %s",
+				 pass ? "bound" : "unbound");
+		EXPECT_ERRNO_LOG(ENOTCONN, ioctl(fd, RMAWIN_IOC_WIN_FREE, &f), "WIN_FREE, %s",
+				 pass ? "bound" : "unbound");
+		EXPECT_EQ(0, rmawin_stat("windows"));
+		EXPECT_EQ(0, close(fd));
+	}
+	rmawin_test_expect_no_leaks(_metadata);
+}
+
+/* A freed window is gone: its old handle is -ENOENT for RMA, FENCE and WIN_FREE. */
+static int freed_rank(int rank, int n, void *arg)
+{
+	unsigned char buf[4096], b[8] = { 0 };
+	struct rmawin_op_desc op;
+	struct rmawin_ep *ep;
+	__u32 win, win2;
+	int fd;
+
+	me = rank;
+	RANK_TRY(1, rmawin_test_open(rank, n, *(int *)arg, &ep));
+	fd = rmawin_ep_fd(ep);
+	if (create_raw(fd, buf, sizeof(buf), 1, &win) ||
+	    create_raw(fd, buf, sizeof(buf), 1, &win2) || fence_raw(fd, win, 0) ||
+	    fence_raw(fd, win2, 0)) {
+		RANK_MSG("WIN_CREATE/FENCE: %s", strerror(errno));
+		return 2;
+	}
+	if (free_raw(fd, win)) {
+		RANK_MSG("WIN_FREE: %s", strerror(errno));
+		return 3;
+	}
+	op = op_desc(RMAWIN_OP_PUT, win, 1 - rank, b, 1, 0);
+	if (rma_raw(fd, &op, 1) != -1 || errno != ENOENT) {
+		RANK_MSG("put into a freed window: %s, want ENOENT", strerror(errno));
+		return 4;
+	}
+	op.opcode = RMAWIN_OP_GET;
+	op.target = rank;
+	if (rma_raw(fd, &op, 1) != -1 || errno != ENOENT) {
+		RANK_MSG("get from a freed window (own rank): %s, want ENOENT", strerror(errno));
+		return 5;
+	}
+	if (fence_raw(fd, win, 0) != -1 || errno != ENOENT) {
+		RANK_MSG("fence on a freed window: %s, want ENOENT", strerror(errno));
+		return 6;
+	}
+	if (free_raw(fd, win) != -1 || errno != ENOENT) {
+		RANK_MSG("second free of a window: %s, want ENOENT", strerror(errno));
+		return 7;
+	}
+	/* the other window is still fine */
+	op = op_desc(RMAWIN_OP_PUT, win2, 1 - rank, b, 1, 0);
+	if (rma_raw(fd, &op, 1) || fence_raw(fd, win2, 0) || free_raw(fd, win2)) {
+		RANK_MSG("the window still alive: %s", strerror(errno));
+		return 8;
+	}
+	RANK_TRY(9, rmawin_ep_close(ep));
+	return 0;
+}
+
+TEST(freed_window_enoent)
+{
+	int port = 28680;
+
+	EXPECT_EQ(2, rmawin_test_run_ranks_for(_metadata, 2, freed_rank, &port, 25));
+	rmawin_test_expect_no_leaks(_metadata);
+}
+
+/* In a group of one, target 1 is no rank; target 0 is a local copy. */
+TEST(singleton_rank_checks)
+{
+	unsigned char w[4096], src[300];
+	struct rmawin_op_desc op;
+	struct rmawin_ep *ep;
+	int fd;
+	__u32 win;
+
+	ASSERT_EQ(0, rmawin_test_open(0, 1, 28690, &ep));
+	fd = rmawin_ep_fd(ep);
+	memset(w, WFILL, sizeof(w));
+	ASSERT_EQ(0, create_raw(fd, w, sizeof(w), 1, &win));
+	ASSERT_EQ(0, fence_raw(fd, win, 0));
+	op = op_desc(RMAWIN_OP_PUT, win, 1, src, 1, 0);
+	EXPECT_ERRNO(EINVAL, rma_raw(fd, &op, 1));
+	fill_pat(src, sizeof(src), 42);
+	op = op_desc(RMAWIN_OP_PUT, win, 0, src, sizeof(src), 3);
+	EXPECT_EQ(0, rma_raw(fd, &op, 1));
+	EXPECT_EQ(0, fence_raw(fd, win, 0));
+	EXPECT_EQ(-1, check_pat(w + 3, sizeof(src), 42));
+	EXPECT_EQ(-1, check_fill(w, 3, WFILL));
+	EXPECT_EQ(-1, check_fill(w + 3 + sizeof(src), sizeof(w) - 3 - sizeof(src), WFILL));
+	EXPECT_EQ(0, free_raw(fd, win));
+	EXPECT_EQ(0, rmawin_ep_close(ep));
+	rmawin_test_expect_no_leaks(_metadata);
+}
+
+TEST_HARNESS_MAIN
