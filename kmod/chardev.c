@@ -37,6 +37,7 @@ union rmawin_ioctl_buf {
 	struct rmawin_rma rma;
 	struct rmawin_fence fence;
 	struct rmawin_passive passive;
+	struct rmawin_pscw pscw;
 };
 
 /* The first command number; the table is indexed from it. */
@@ -97,6 +98,26 @@ static const struct rmawin_ioctl_op rmawin_ioctl_ops[] = {
 		.handler = rmawin_ioctl_flush,
 		.size = sizeof(struct rmawin_passive),
 		.min_size = offsetofend(struct rmawin_passive, reserved),
+	},
+	[RMAWIN_CMD_POST - RMAWIN_CMD_FIRST] = {
+		.handler = rmawin_ioctl_post,
+		.size = sizeof(struct rmawin_pscw),
+		.min_size = offsetofend(struct rmawin_pscw, reserved),
+	},
+	[RMAWIN_CMD_START - RMAWIN_CMD_FIRST] = {
+		.handler = rmawin_ioctl_start,
+		.size = sizeof(struct rmawin_pscw),
+		.min_size = offsetofend(struct rmawin_pscw, reserved),
+	},
+	[RMAWIN_CMD_COMPLETE - RMAWIN_CMD_FIRST] = {
+		.handler = rmawin_ioctl_complete,
+		.size = sizeof(struct rmawin_pscw),
+		.min_size = offsetofend(struct rmawin_pscw, reserved),
+	},
+	[RMAWIN_CMD_WAIT - RMAWIN_CMD_FIRST] = {
+		.handler = rmawin_ioctl_wait,
+		.size = sizeof(struct rmawin_pscw),
+		.min_size = offsetofend(struct rmawin_pscw, reserved),
 	},
 };
 

@@ -291,8 +291,8 @@ static int rmawin_do_lock(struct rmawin_ep *ep, const struct rmawin_passive *p)
 	for (t = first; t <= last; t++)
 		if (win->held[t])
 			return -EBUSY;
-	/* a fence epoch with operations in it is still open */
-	if (win->fence_open && win->fence_ops)
+	/* a fence epoch with operations in it, or a started one, is still open */
+	if ((win->fence_open && win->fence_ops) || win->pscw.started)
 		return -EBUSY;
 	win->fence_open = false;
 	grp = ep->group;
@@ -408,11 +408,13 @@ int rmawin_ioctl_flush(struct rmawin_ep *ep, void *arg)
  * @win: the window
  * @target: the target rank
  *
- * Return: 0 inside a passive epoch on @target or a fence epoch; -EPERM
- * otherwise.
+ * Return: 0 inside an access epoch (started, locked or fenced) that
+ * includes @target; -EPERM otherwise.
  */
 int rmawin_epoch_check(struct rmawin_win *win, u32 target)
 {
+	if (win->pscw.started)
+		return test_bit(target, win->pscw.access) ? 0 : -EPERM;
 	if (win->nheld)
 		return win->held[target] ? 0 : -EPERM;
 	return win->fence_open ? 0 : -EPERM;

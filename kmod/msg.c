@@ -81,6 +81,10 @@ static void rmawin_dispatch(struct rmawin_peer *peer,
 	case RMAWIN_MSG_UNLOCK:
 		rmawin_lock_recv(peer, hdr->type, hdr->arg, hdr + 1, hdr->len);
 		break;
+	case RMAWIN_MSG_POST:
+	case RMAWIN_MSG_COMPLETE:
+		rmawin_pscw_recv(peer, hdr->type, hdr->arg);
+		break;
 	default:
 		rmawin_peer_fail(peer, -EPROTO);
 		break;

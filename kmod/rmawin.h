@@ -113,6 +113,8 @@ enum rmawin_msg_type {
 	RMAWIN_MSG_LOCK,
 	RMAWIN_MSG_LOCK_GRANT,
 	RMAWIN_MSG_UNLOCK,
+	RMAWIN_MSG_POST,
+	RMAWIN_MSG_COMPLETE,
 	RMAWIN_MSG_LAST,
 };
 
@@ -212,6 +214,7 @@ struct rmawin_kmem {
  * @nheld: ranks locked
  * @granted: origin side: bitmap of ranks whose kernel granted our request
  * @lk: target side: the lock every rank's requests queue on
+ * @pscw: post/start/complete/wait state
  */
 struct rmawin_win {
 	struct rmawin_ep *ep;
@@ -243,6 +246,16 @@ struct rmawin_win {
 		bool exclusive;
 		struct list_head waiters;
 	} lk;
+	struct rmawin_pscw_state {
+		atomic_t *posts_rcvd;	/* POSTs received from each rank, ever */
+		atomic_t *completes_rcvd; /* COMPLETEs received from each rank, ever */
+		u32 *posts_used;	/* POSTs each START consumed, per target */
+		u32 *completes_due;	/* COMPLETEs each WAIT expects, per origin */
+		unsigned long *access;	/* targets of the open access epoch */
+		unsigned long *exposure; /* origins of the open exposure epoch */
+		bool started;
+		bool posted;
+	} pscw;
 };
 
 /**
@@ -582,6 +595,15 @@ int rmawin_ioctl_flush(struct rmawin_ep *ep, void *arg);
 int rmawin_epoch_check(struct rmawin_win *win, u32 target);
 void rmawin_lock_recv(struct rmawin_peer *peer, u8 type, u32 win_id,
 		      const void *payload, u16 len);
+
+/* pscw.c */
+int rmawin_win_pscw_init(struct rmawin_win *win);
+void rmawin_win_pscw_free(struct rmawin_win *win);
+int rmawin_ioctl_post(struct rmawin_ep *ep, void *arg);
+int rmawin_ioctl_start(struct rmawin_ep *ep, void *arg);
+int rmawin_ioctl_complete(struct rmawin_ep *ep, void *arg);
+int rmawin_ioctl_wait(struct rmawin_ep *ep, void *arg);
+void rmawin_pscw_recv(struct rmawin_peer *peer, u8 type, u32 win_id);
 
 /* sync.c */
 int rmawin_ioctl_fence(struct rmawin_ep *ep, void *arg);

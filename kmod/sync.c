@@ -104,7 +104,7 @@ int rmawin_ioctl_fence(struct rmawin_ep *ep, void *arg)
 		goto out_unlock;
 	}
 	/* a passive epoch is open: fences and locks do not mix */
-	if (win->nheld) {
+	if (win->nheld || win->pscw.started || win->pscw.posted) {
 		ret = -EBUSY;
 		goto out_unlock;
 	}

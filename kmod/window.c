@@ -577,6 +577,7 @@ static void rmawin_win_destroy(struct rmawin_win *win)
 {
 	rmawin_win_reap(win, false);
 	rmawin_win_lock_free(win);
+	rmawin_win_pscw_free(win);
 	rmawin_win_unregister(win);
 	rmawin_win_unpin(win);
 	if (win->tbl)
@@ -643,7 +644,7 @@ int rmawin_ioctl_win_create(struct rmawin_ep *ep, void *arg)
 	spin_lock_init(&win->acc_lock);
 	INIT_LIST_HEAD(&win->reqs);
 
-	ret = rmawin_win_lock_init(win);
+	ret = rmawin_win_lock_init(win) ?: rmawin_win_pscw_init(win);
 	if (ret) {
 		rmawin_win_destroy(win);
 		goto out_unlock;

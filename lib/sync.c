@@ -5,6 +5,7 @@
  * implemented yet.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "rmawin_priv.h"
@@ -21,37 +22,77 @@ int rmawin_fence(struct rmawin_win *win, unsigned int assert_flags)
 	return rmawin__ioctl_struct(win->ep->fd, RMAWIN_IOC_FENCE, &f);
 }
 
+/* POST and START: the group as __u32 ranks, as the ABI wants them. */
+static int rmawin_pscw_group(struct rmawin_win *win, unsigned long req, const int *ranks, int n)
+{
+	struct rmawin_pscw p;
+	uint32_t *u;
+	int i, ret;
+
+	if (!win || !ranks || n < 1)
+		return -EINVAL;
+	u = calloc(n, sizeof(*u));
+	if (!u)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		if (ranks[i] < 0) {
+			free(u);
+			return -EINVAL;
+		}
+		u[i] = ranks[i];
+	}
+	memset(&p, 0, sizeof(p));
+	p.win = win->id;
+	p.n = n;
+	p.ranks_ptr = (uintptr_t)u;
+	ret = rmawin__ioctl_struct(win->ep->fd, req, &p);
+	free(u);
+	return ret;
+}
+
 int rmawin_post(struct rmawin_win *win, const int *origins, int n)
 {
-	if (!win)
-		return -EINVAL;
-	(void)origins;
-	(void)n;
-	return -EOPNOTSUPP;
+	return rmawin_pscw_group(win, RMAWIN_IOC_POST, origins, n);
 }
 
 int rmawin_start(struct rmawin_win *win, const int *targets, int n)
 {
+	return rmawin_pscw_group(win, RMAWIN_IOC_START, targets, n);
+}
+
+static int rmawin_pscw_end(struct rmawin_win *win, unsigned long req, uint32_t flags,
+			   uint32_t *done)
+{
+	struct rmawin_pscw p;
+	int ret;
+
 	if (!win)
 		return -EINVAL;
-	(void)targets;
-	(void)n;
-	return -EOPNOTSUPP;
+	memset(&p, 0, sizeof(p));
+	p.flags = flags;
+	p.win = win->id;
+	ret = rmawin__ioctl_struct(win->ep->fd, req, &p);
+	if (done)
+		*done = p.done;
+	return ret;
 }
 
 int rmawin_complete(struct rmawin_win *win)
 {
-	return win ? -EOPNOTSUPP : -EINVAL;
+	return rmawin_pscw_end(win, RMAWIN_IOC_COMPLETE, 0, NULL);
 }
 
 int rmawin_wait(struct rmawin_win *win)
 {
-	return win ? -EOPNOTSUPP : -EINVAL;
+	return rmawin_pscw_end(win, RMAWIN_IOC_WAIT, 0, NULL);
 }
 
 int rmawin_test(struct rmawin_win *win)
 {
-	return win ? -EOPNOTSUPP : -EINVAL;
+	uint32_t done = 0;
+	int ret = rmawin_pscw_end(win, RMAWIN_IOC_WAIT, RMAWIN_WAIT_TEST, &done);
+
+	return ret ? ret : (int)done;
 }
 
 static int rmawin_passive(struct rmawin_win *win, unsigned long req, uint32_t target,

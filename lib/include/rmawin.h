@@ -407,7 +407,10 @@ int rmawin_fence(struct rmawin_win *win, unsigned int assert_flags);
  * @origins: ranks that may access this window
  * @n: number of ranks in @origins
  *
- * Not implemented yet: returns -EOPNOTSUPP (-EINVAL for a NULL @win).
+ * Opens an exposure epoch: each rank of @origins may access this window
+ * after its matching rmawin_start(), until its rmawin_complete().
+ *
+ * Return: 0; -EINVAL (NULL, bad or repeated rank); -EBUSY (already posted).
  */
 int rmawin_post(struct rmawin_win *win, const int *origins, int n);
 
@@ -417,7 +420,11 @@ int rmawin_post(struct rmawin_win *win, const int *origins, int n);
  * @targets: ranks this process will access
  * @n: number of ranks in @targets
  *
- * Not implemented yet: returns -EOPNOTSUPP (-EINVAL for a NULL @win).
+ * Waits until every rank of @targets has posted to this rank; then
+ * operations to them are allowed until rmawin_complete().
+ *
+ * Return: 0; -EINVAL; -EBUSY (already started, locks held, or a fence
+ * epoch with operations); -ECONNRESET if a target left.
  */
 int rmawin_start(struct rmawin_win *win, const int *targets, int n);
 
@@ -425,7 +432,9 @@ int rmawin_start(struct rmawin_win *win, const int *targets, int n);
  * rmawin_complete() - end the access epoch begun by rmawin_start()
  * @win: the window
  *
- * Not implemented yet: returns -EOPNOTSUPP (-EINVAL for a NULL @win).
+ * Completes the access epoch's operations at the targets, then tells them.
+ *
+ * Return: 0; -EPERM without rmawin_start(); an operation's error.
  */
 int rmawin_complete(struct rmawin_win *win);
 
@@ -433,7 +442,9 @@ int rmawin_complete(struct rmawin_win *win);
  * rmawin_wait() - end the exposure epoch begun by rmawin_post()
  * @win: the window
  *
- * Not implemented yet: returns -EOPNOTSUPP (-EINVAL for a NULL @win).
+ * Waits until every origin of the exposure epoch has completed.
+ *
+ * Return: 0; -EPERM without rmawin_post(); -ECONNRESET if an origin left.
  */
 int rmawin_wait(struct rmawin_win *win);
 
@@ -441,8 +452,8 @@ int rmawin_wait(struct rmawin_win *win);
  * rmawin_test() - nonblocking rmawin_wait()
  * @win: the window
  *
- * Return: 1 if the exposure epoch is over, 0 if not yet.  Not implemented
- * yet: returns -EOPNOTSUPP (-EINVAL for a NULL @win).
+ * Return: 1 if the exposure epoch is over (it is then closed), 0 if not
+ * yet; otherwise as rmawin_wait().
  */
 int rmawin_test(struct rmawin_win *win);
 

@@ -40,6 +40,10 @@
  * @RMAWIN_CMD_LOCK: struct rmawin_passive
  * @RMAWIN_CMD_UNLOCK: struct rmawin_passive
  * @RMAWIN_CMD_FLUSH: struct rmawin_passive
+ * @RMAWIN_CMD_POST: struct rmawin_pscw
+ * @RMAWIN_CMD_START: struct rmawin_pscw
+ * @RMAWIN_CMD_COMPLETE: struct rmawin_pscw
+ * @RMAWIN_CMD_WAIT: struct rmawin_pscw
  * @RMAWIN_CMD_LAST: first unused number
  */
 enum rmawin_ioc_nr {
@@ -54,6 +58,10 @@ enum rmawin_ioc_nr {
 	RMAWIN_CMD_LOCK,
 	RMAWIN_CMD_UNLOCK,
 	RMAWIN_CMD_FLUSH,
+	RMAWIN_CMD_POST,
+	RMAWIN_CMD_START,
+	RMAWIN_CMD_COMPLETE,
+	RMAWIN_CMD_WAIT,
 	RMAWIN_CMD_LAST,
 };
 
@@ -77,6 +85,8 @@ enum rmawin_ioc_nr {
 #define RMAWIN_FEAT_ACCUMULATE	_BITULL(3)
 /* passive target: LOCK, UNLOCK, FLUSH */
 #define RMAWIN_FEAT_PASSIVE	_BITULL(4)
+/* generalized active target: POST, START, COMPLETE, WAIT */
+#define RMAWIN_FEAT_PSCW	_BITULL(5)
 
 /**
  * enum rmawin_port_state - state of an RDMA port, as the kernel's ib_port_state
@@ -537,5 +547,47 @@ struct rmawin_passive {
 #define RMAWIN_IOC_LOCK		_IO(RMAWIN_IOC_TYPE, RMAWIN_CMD_LOCK)
 #define RMAWIN_IOC_UNLOCK	_IO(RMAWIN_IOC_TYPE, RMAWIN_CMD_UNLOCK)
 #define RMAWIN_IOC_FLUSH	_IO(RMAWIN_IOC_TYPE, RMAWIN_CMD_FLUSH)
+
+/* WAIT: do not wait, report whether the exposure epoch is over (test) */
+#define RMAWIN_WAIT_TEST	0x1U
+
+/**
+ * struct rmawin_pscw - RMAWIN_IOC_POST, _START, _COMPLETE, _WAIT
+ * @size: sizeof(struct rmawin_pscw) as userspace knows it
+ * @flags: WAIT: 0 or RMAWIN_WAIT_TEST; else 0
+ * @win: the window
+ * @n: POST, START: number of ranks at @ranks_ptr, 1..nranks; else 0
+ * @ranks_ptr: POST: the origins allowed in; START: the targets to access;
+ *	distinct ranks (__u32 each); else 0
+ * @done: out, WAIT with RMAWIN_WAIT_TEST: 1 if the exposure epoch is over
+ *	(and closed), 0 if not
+ * @reserved: zero
+ *
+ * Generalized active target synchronization, MPI's post/start/complete/
+ * wait/test.  POST opens an exposure epoch to the origins and tells each
+ * one; START waits until every target posted to it; COMPLETE completes
+ * the access epoch's operations and tells each target; WAIT returns when
+ * every origin of the exposure epoch has completed.
+ *
+ * Return: 0; -EINVAL for flags, reserved, @n, a bad or repeated rank;
+ * -EFAULT for @ranks_ptr; -ENOENT for the window; -EBUSY for POST or
+ * START while that kind of epoch is open, or START while locks are held
+ * or a fence epoch has operations; -EPERM for COMPLETE without START or
+ * WAIT without POST; -ECONNRESET if a peer left; -ENODEV.
+ */
+struct rmawin_pscw {
+	__u32 size;
+	__u32 flags;
+	__u32 win;
+	__u32 n;
+	__u64 ranks_ptr;
+	__u32 done;
+	__u32 reserved;
+};
+
+#define RMAWIN_IOC_POST		_IO(RMAWIN_IOC_TYPE, RMAWIN_CMD_POST)
+#define RMAWIN_IOC_START	_IO(RMAWIN_IOC_TYPE, RMAWIN_CMD_START)
+#define RMAWIN_IOC_COMPLETE	_IO(RMAWIN_IOC_TYPE, RMAWIN_CMD_COMPLETE)
+#define RMAWIN_IOC_WAIT		_IO(RMAWIN_IOC_TYPE, RMAWIN_CMD_WAIT)
 
 #endif /* _UAPI_LINUX_RMAWIN_H */

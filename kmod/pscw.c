@@ -1,0 +1,325 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rmawin: generalized active target synchronization (post, start,
+ * complete, wait, test), with MPI's matching rules.
+ *
+ * POST sends a POST message to each origin of the exposure epoch; START
+ * waits until each of its targets has posted to it; COMPLETE completes the
+ * access epoch's operations, then sends COMPLETE to each target; WAIT
+ * waits for a COMPLETE from each origin.  Messages are counted per rank,
+ * ever: the k-th START on a target matches its k-th POST to us, and the
+ * k-th WAIT the k-th COMPLETE of each origin, however early they arrive.
+ */
+#include <linux/slab.h>
+#include <linux/bitmap.h>
+#include <linux/uaccess.h>
+
+#include "rmawin.h"
+
+/**
+ * rmawin_win_pscw_init() - the window's post/start/complete/wait state
+ * @win: a new window, with its endpoint's group
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int rmawin_win_pscw_init(struct rmawin_win *win)
+{
+	struct rmawin_pscw_state *s = &win->pscw;
+	u32 n = win->ep->group->nranks;
+
+	s->posts_rcvd = kcalloc(n, sizeof(*s->posts_rcvd), GFP_KERNEL);
+	s->completes_rcvd = kcalloc(n, sizeof(*s->completes_rcvd), GFP_KERNEL);
+	s->posts_used = kcalloc(n, sizeof(*s->posts_used), GFP_KERNEL);
+	s->completes_due = kcalloc(n, sizeof(*s->completes_due), GFP_KERNEL);
+	s->access = bitmap_zalloc(n, GFP_KERNEL);
+	s->exposure = bitmap_zalloc(n, GFP_KERNEL);
+	if (!s->posts_rcvd || !s->completes_rcvd || !s->posts_used || !s->completes_due ||
+	    !s->access || !s->exposure) {
+		rmawin_win_pscw_free(win);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/**
+ * rmawin_win_pscw_free() - free it
+ * @win: the window
+ */
+void rmawin_win_pscw_free(struct rmawin_win *win)
+{
+	struct rmawin_pscw_state *s = &win->pscw;
+
+	kfree(s->posts_rcvd);
+	kfree(s->completes_rcvd);
+	kfree(s->posts_used);
+	kfree(s->completes_due);
+	bitmap_free(s->access);
+	bitmap_free(s->exposure);
+	memset(s, 0, sizeof(*s));
+}
+
+/**
+ * rmawin_pscw_recv() - POST or COMPLETE from a peer
+ * @peer: the sender
+ * @type: RMAWIN_MSG_POST or RMAWIN_MSG_COMPLETE
+ * @win_id: the window
+ *
+ * Context: completion (workqueue) context.
+ */
+void rmawin_pscw_recv(struct rmawin_peer *peer, u8 type, u32 win_id)
+{
+	struct rmawin_ep *ep = peer->grp->ep;
+	struct rmawin_win *win;
+
+	xa_lock(&ep->wins);
+	win = xa_load(&ep->wins, win_id);
+	if (win && type == RMAWIN_MSG_POST)
+		atomic_inc(&win->pscw.posts_rcvd[peer->rank]);
+	else if (win)
+		atomic_inc(&win->pscw.completes_rcvd[peer->rank]);
+	xa_unlock(&ep->wins);
+	wake_up_all(&ep->wq);
+}
+
+/* Send POST or COMPLETE to @rank, or count it here if @rank is us. */
+static int rmawin_pscw_tell(struct rmawin_win *win, u32 rank, u8 type)
+{
+	struct rmawin_group *grp = win->ep->group;
+
+	if (rank != grp->rank)
+		return rmawin_msg_send(&grp->peers[rank], type, win->id, NULL, 0);
+	atomic_inc(type == RMAWIN_MSG_POST ? &win->pscw.posts_rcvd[rank] :
+					     &win->pscw.completes_rcvd[rank]);
+	return 0;
+}
+
+/* The rank list of POST or START into @mask: distinct, in range. */
+static int rmawin_pscw_ranks(struct rmawin_win *win, const struct rmawin_pscw *p,
+			     unsigned long *mask)
+{
+	u32 __user *uranks = u64_to_user_ptr(p->ranks_ptr);
+	u32 n = win->ep->group->nranks, i, r;
+
+	if (!p->n || p->n > n)
+		return -EINVAL;
+	bitmap_zero(mask, n);
+	for (i = 0; i < p->n; i++) {
+		if (get_user(r, &uranks[i]))
+			return -EFAULT;
+		if (r >= n || test_bit(r, mask))
+			return -EINVAL;
+		__set_bit(r, mask);
+	}
+	return 0;
+}
+
+static int rmawin_pscw_win(struct rmawin_ep *ep, const struct rmawin_pscw *p,
+			   struct rmawin_win **win)
+{
+	int ret = rmawin_ep_check_group(ep);
+
+	if (ret)
+		return ret;
+	*win = rmawin_win_lookup(ep, p->win);
+	return *win ? 0 : -ENOENT;
+}
+
+static bool rmawin_pscw_dead(struct rmawin_win *win, u32 rank)
+{
+	return READ_ONCE(win->ep->group->peers[rank].state) == RMAWIN_PEER_FAILED ||
+	       READ_ONCE(win->ep->dev->dead);
+}
+
+/* Have all ranks of @mask sent their @want-th message in @counts? */
+static bool rmawin_pscw_arrived(struct rmawin_win *win, unsigned long *mask,
+				atomic_t *counts, u32 *want)
+{
+	u32 r;
+
+	for_each_set_bit(r, mask, win->ep->group->nranks)
+		if ((s32)(atomic_read(&counts[r]) - want[r]) < 0 && !rmawin_pscw_dead(win, r))
+			return false;
+	return true;
+}
+
+/* After a wait: the first rank of @mask that failed instead, as an errno. */
+static int rmawin_pscw_failed(struct rmawin_win *win, unsigned long *mask,
+			      atomic_t *counts, u32 *want)
+{
+	u32 r;
+
+	if (READ_ONCE(win->ep->dev->dead))
+		return -ENODEV;
+	for_each_set_bit(r, mask, win->ep->group->nranks)
+		if ((s32)(atomic_read(&counts[r]) - want[r]) < 0)
+			return win->ep->group->peers[r].error ?: -ECONNRESET;
+	return 0;
+}
+
+static int rmawin_do_post(struct rmawin_ep *ep, struct rmawin_pscw *p)
+{
+	struct rmawin_pscw_state *s;
+	struct rmawin_win *win;
+	u32 r;
+	int ret;
+
+	ret = rmawin_pscw_win(ep, p, &win);
+	if (ret)
+		return ret;
+	s = &win->pscw;
+	if (s->posted)
+		return -EBUSY;
+	ret = rmawin_pscw_ranks(win, p, s->exposure);
+	if (ret)
+		return ret;
+	for_each_set_bit(r, s->exposure, ep->group->nranks) {
+		s->completes_due[r]++;
+		ret = rmawin_pscw_tell(win, r, RMAWIN_MSG_POST);
+		if (ret)
+			return ret;
+	}
+	s->posted = true;
+	return 0;
+}
+
+static int rmawin_do_start(struct rmawin_ep *ep, struct rmawin_pscw *p)
+{
+	struct rmawin_pscw_state *s;
+	struct rmawin_win *win;
+	u32 r;
+	int ret;
+
+	ret = rmawin_pscw_win(ep, p, &win);
+	if (ret)
+		return ret;
+	s = &win->pscw;
+	if (s->started || win->nheld || (win->fence_open && win->fence_ops))
+		return -EBUSY;
+	ret = rmawin_pscw_ranks(win, p, s->access);
+	if (ret)
+		return ret;
+	for_each_set_bit(r, s->access, ep->group->nranks)
+		s->posts_used[r]++;
+	if (wait_event_killable(ep->wq,
+				rmawin_pscw_arrived(win, s->access, s->posts_rcvd, s->posts_used)))
+		return -EINTR;
+	ret = rmawin_pscw_failed(win, s->access, s->posts_rcvd, s->posts_used);
+	if (ret)
+		return ret;
+	win->fence_open = false;
+	s->started = true;
+	return 0;
+}
+
+static int rmawin_do_complete(struct rmawin_ep *ep, struct rmawin_pscw *p)
+{
+	struct rmawin_pscw_state *s;
+	struct rmawin_win *win;
+	int ret, tret;
+	u32 r;
+
+	ret = rmawin_pscw_win(ep, p, &win);
+	if (ret)
+		return ret;
+	s = &win->pscw;
+	if (!s->started)
+		return -EPERM;
+	/* the epoch's operations are done at the targets before they hear */
+	ret = rmawin_win_complete(win);
+	for_each_set_bit(r, s->access, ep->group->nranks) {
+		tret = rmawin_pscw_tell(win, r, RMAWIN_MSG_COMPLETE);
+		ret = ret ?: tret;
+	}
+	s->started = false;
+	return ret;
+}
+
+static int rmawin_do_wait(struct rmawin_ep *ep, struct rmawin_pscw *p)
+{
+	struct rmawin_pscw_state *s;
+	struct rmawin_win *win;
+	int ret;
+
+	ret = rmawin_pscw_win(ep, p, &win);
+	if (ret)
+		return ret;
+	s = &win->pscw;
+	if (!s->posted)
+		return -EPERM;
+	if (p->flags & RMAWIN_WAIT_TEST) {
+		p->done = rmawin_pscw_arrived(win, s->exposure, s->completes_rcvd,
+					      s->completes_due);
+		if (!p->done)
+			return 0;
+	} else if (wait_event_killable(ep->wq,
+				       rmawin_pscw_arrived(win, s->exposure,
+							   s->completes_rcvd,
+							   s->completes_due))) {
+		return -EINTR;
+	}
+	s->posted = false;
+	return rmawin_pscw_failed(win, s->exposure, s->completes_rcvd, s->completes_due);
+}
+
+static int rmawin_pscw_ioctl(struct rmawin_ep *ep, struct rmawin_pscw *p, bool has_ranks,
+			     u32 known_flags,
+			     int (*fn)(struct rmawin_ep *ep, struct rmawin_pscw *p))
+{
+	int ret;
+
+	if (p->flags & ~known_flags || p->reserved || p->done ||
+	    (!has_ranks && (p->n || p->ranks_ptr)))
+		return -EINVAL;
+	mutex_lock(&ep->lock);
+	ret = fn(ep, p);
+	mutex_unlock(&ep->lock);
+	return ret;
+}
+
+/**
+ * rmawin_ioctl_post() - RMAWIN_IOC_POST
+ * @ep: the endpoint
+ * @arg: struct rmawin_pscw, already copied in
+ *
+ * Return: 0 or a negative errno as the uAPI header documents.
+ */
+int rmawin_ioctl_post(struct rmawin_ep *ep, void *arg)
+{
+	return rmawin_pscw_ioctl(ep, arg, true, 0, rmawin_do_post);
+}
+
+/**
+ * rmawin_ioctl_start() - RMAWIN_IOC_START
+ * @ep: the endpoint
+ * @arg: struct rmawin_pscw, already copied in
+ *
+ * Return: 0 or a negative errno as the uAPI header documents.
+ */
+int rmawin_ioctl_start(struct rmawin_ep *ep, void *arg)
+{
+	return rmawin_pscw_ioctl(ep, arg, true, 0, rmawin_do_start);
+}
+
+/**
+ * rmawin_ioctl_complete() - RMAWIN_IOC_COMPLETE
+ * @ep: the endpoint
+ * @arg: struct rmawin_pscw, already copied in
+ *
+ * Return: 0 or a negative errno as the uAPI header documents.
+ */
+int rmawin_ioctl_complete(struct rmawin_ep *ep, void *arg)
+{
+	return rmawin_pscw_ioctl(ep, arg, false, 0, rmawin_do_complete);
+}
+
+/**
+ * rmawin_ioctl_wait() - RMAWIN_IOC_WAIT (and test)
+ * @ep: the endpoint
+ * @arg: struct rmawin_pscw, already copied in
+ *
+ * Return: 0 or a negative errno as the uAPI header documents.
+ */
+int rmawin_ioctl_wait(struct rmawin_ep *ep, void *arg)
+{
+	return rmawin_pscw_ioctl(ep, arg, false, RMAWIN_WAIT_TEST, rmawin_do_wait);
+}
