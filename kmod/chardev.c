@@ -11,6 +11,7 @@
 #include <linux/miscdevice.h>
 #include <linux/module.h>
 #include <linux/uaccess.h>
+#include <linux/poll.h>
 
 #include "rmawin.h"
 
@@ -38,6 +39,7 @@ union rmawin_ioctl_buf {
 	struct rmawin_fence fence;
 	struct rmawin_passive passive;
 	struct rmawin_pscw pscw;
+	struct rmawin_notify_wait notify_wait;
 };
 
 /* The first command number; the table is indexed from it. */
@@ -119,6 +121,11 @@ static const struct rmawin_ioctl_op rmawin_ioctl_ops[] = {
 		.size = sizeof(struct rmawin_pscw),
 		.min_size = offsetofend(struct rmawin_pscw, reserved),
 	},
+	[RMAWIN_CMD_NOTIFY_WAIT - RMAWIN_CMD_FIRST] = {
+		.handler = rmawin_ioctl_notify_wait,
+		.size = sizeof(struct rmawin_notify_wait),
+		.min_size = offsetofend(struct rmawin_notify_wait, len),
+	},
 };
 
 static long rmawin_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
@@ -156,6 +163,15 @@ static long rmawin_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
 	return 0;
 }
 
+/* Readable while a notified put waits in the endpoint's queue. */
+static __poll_t rmawin_poll(struct file *filp, struct poll_table_struct *wait)
+{
+	struct rmawin_ep *ep = filp->private_data;
+
+	poll_wait(filp, &ep->wq, wait);
+	return rmawin_notify_pending(ep) ? EPOLLIN | EPOLLRDNORM : 0;
+}
+
 static int rmawin_mmap(struct file *filp, struct vm_area_struct *vma)
 {
 	return rmawin_win_mmap(filp->private_data, vma);
@@ -185,6 +201,7 @@ static const struct file_operations rmawin_fops = {
 	.unlocked_ioctl = rmawin_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
 	.mmap = rmawin_mmap,
+	.poll = rmawin_poll,
 	.llseek = no_llseek,
 };
 

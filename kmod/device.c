@@ -256,7 +256,8 @@ int rmawin_ioctl_query(struct rmawin_ep *ep, void *arg)
 	q->abi_version = RMAWIN_ABI_VERSION;
 	q->features = RMAWIN_FEAT_EP_BIND | RMAWIN_FEAT_GROUP |
 		      RMAWIN_FEAT_WINDOWS | RMAWIN_FEAT_ACCUMULATE |
-		      RMAWIN_FEAT_PASSIVE | RMAWIN_FEAT_PSCW;
+		      RMAWIN_FEAT_PASSIVE | RMAWIN_FEAT_PSCW |
+		      RMAWIN_FEAT_NOTIFY;
 	q->ndevs = n;
 	ret = rmawin_copy_dev_infos(q, infos, min(n, want));
 	kfree(infos);

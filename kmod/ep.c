@@ -26,6 +26,8 @@ struct rmawin_ep *rmawin_ep_alloc(void)
 	init_waitqueue_head(&ep->wq);
 	xa_init(&ep->wins);
 	xa_init(&ep->kmems);
+	spin_lock_init(&ep->notify_lock);
+	INIT_LIST_HEAD(&ep->notify_q);
 	ep->id = atomic_inc_return(&rmawin_ep_ids);
 	ep->pid = get_pid(task_tgid(current));
 	atomic_inc(&rmawin_stats.endpoints);
@@ -40,6 +42,7 @@ static void rmawin_ep_free(struct kref *ref)
 	mutex_destroy(&ep->lock);
 	xa_destroy(&ep->wins);
 	xa_destroy(&ep->kmems);
+	rmawin_notify_free(ep);
 	put_pid(ep->pid);
 	kfree(ep);
 	atomic_dec(&rmawin_stats.endpoints);

@@ -85,6 +85,9 @@ static void rmawin_dispatch(struct rmawin_peer *peer,
 	case RMAWIN_MSG_COMPLETE:
 		rmawin_pscw_recv(peer, hdr->type, hdr->arg);
 		break;
+	case RMAWIN_MSG_NOTIFY:
+		rmawin_notify_recv(peer, hdr->arg, hdr + 1, hdr->len);
+		break;
 	default:
 		rmawin_peer_fail(peer, -EPROTO);
 		break;

@@ -233,12 +233,12 @@ static int rmawin_op_check(struct rmawin_ep *ep, const struct rmawin_op_desc *op
 	u64 length, end;
 	u32 unit;
 
-	bool acc = op->opcode >= RMAWIN_OP_ACC;
+	bool acc = rmawin_op_is_acc(op->opcode);
 	int ret;
 
 	if (!op->opcode || op->opcode >= RMAWIN_OP_LAST)
 		return -EINVAL;
-	if (op->flags || op->reserved1 || op->reserved)
+	if (op->flags || op->reserved || (op->tag && op->opcode != RMAWIN_OP_PUT_NOTIFY))
 		return -EINVAL;
 	if (!acc && (op->acc_op || op->datatype || op->result || op->compare))
 		return -EINVAL;
@@ -302,10 +302,10 @@ static int rmawin_op_local(const struct rmawin_op_desc *op, const struct rmawin_
 		return -ENOMEM;
 	for (done = 0; done < op->len && !left; done += n, pos += n) {
 		n = min_t(u64, op->len - done, PAGE_SIZE - offset_in_page(pos));
-		if (op->opcode == RMAWIN_OP_PUT && copy_from_user(buf, origin + done, n))
+		if (op->opcode != RMAWIN_OP_GET && copy_from_user(buf, origin + done, n))
 			break;
 		kaddr = kmap_local_page(win->pages[pos >> PAGE_SHIFT]);
-		if (op->opcode == RMAWIN_OP_PUT)
+		if (op->opcode != RMAWIN_OP_GET)
 			memcpy(kaddr + offset_in_page(pos), buf, n);
 		else
 			memcpy(buf, kaddr + offset_in_page(pos), n);
@@ -372,13 +372,13 @@ static int rmawin_req_post(struct rmawin_req *req, const struct rmawin_op_desc *
 {
 	struct rmawin_peer *peer = req->peer;
 	struct ib_sge sge[16];
-	u32 max_sge = min_t(u32, ARRAY_SIZE(sge), op->opcode == RMAWIN_OP_PUT ?
+	u32 max_sge = min_t(u32, ARRAY_SIZE(sge), op->opcode != RMAWIN_OP_GET ?
 			    peer->qp->max_write_sge : peer->qp->max_read_sge);
 	struct ib_rdma_wr wr = {};
 	u64 pos, n, room;
 	int ret;
 
-	wr.wr.opcode = op->opcode == RMAWIN_OP_PUT ? IB_WR_RDMA_WRITE : IB_WR_RDMA_READ;
+	wr.wr.opcode = op->opcode != RMAWIN_OP_GET ? IB_WR_RDMA_WRITE : IB_WR_RDMA_READ;
 	wr.wr.send_flags = IB_SEND_SIGNALED;
 	wr.wr.wr_cqe = &req->cqe;
 	wr.wr.sg_list = sge;
@@ -426,7 +426,7 @@ static int rmawin_req_bounce(struct rmawin_req *req, const struct rmawin_op_desc
 		rmawin_reap_all(ep);
 	}
 	req->bounce = slot;
-	if (op->opcode == RMAWIN_OP_PUT) {
+	if (op->opcode != RMAWIN_OP_GET) {
 		if (copy_from_user(grp->bounce_mem[slot], u64_to_user_ptr(op->origin), op->len))
 			return -EFAULT;
 		ib_dma_sync_single_for_device(grp->ibdev, grp->bounce_dma[slot], op->len,
@@ -442,6 +442,17 @@ static int rmawin_req_bounce(struct rmawin_req *req, const struct rmawin_op_desc
  * A large origin the cache did not have: pin it a piece at a time and
  * start sending each piece at once, so that pinning overlaps the transfer.
  */
+/* A put (or get) on this rank's own window; a notified put queues here too. */
+static int rmawin_op_local_notify(struct rmawin_ep *ep, const struct rmawin_op_desc *op,
+				  const struct rmawin_target *t)
+{
+	int ret = rmawin_op_local(op, t);
+
+	if (!ret && op->opcode == RMAWIN_OP_PUT_NOTIFY)
+		ret = rmawin_notify_queue(ep, ep->group->rank, op);
+	return ret;
+}
+
 static int rmawin_req_pin_post(struct rmawin_req *req, const struct rmawin_op_desc *op,
 			       const struct rmawin_target *t)
 {
@@ -489,7 +500,7 @@ static int rmawin_op_remote(struct rmawin_ep *ep, const struct rmawin_op_desc *o
 	/* the posting bias: no completion finishes it before we are done */
 	atomic_set(&req->pending, 1);
 
-	if (op->opcode >= RMAWIN_OP_ACC) {
+	if (rmawin_op_is_acc(op->opcode)) {
 		ret = 0;
 	} else if (op->len <= RMAWIN_BOUNCE_SIZE) {
 		ret = rmawin_req_bounce(req, op);
@@ -509,12 +520,15 @@ static int rmawin_op_remote(struct rmawin_ep *ep, const struct rmawin_op_desc *o
 	list_add_tail(&req->node, &win->reqs);
 	spin_unlock_irq(&win->lock);
 
-	if (op->opcode >= RMAWIN_OP_ACC)
+	if (rmawin_op_is_acc(op->opcode))
 		ret = rmawin_acc_issue(req, op, t->off);
 	else if (req->ent && !hit)
 		ret = rmawin_req_pin_post(req, op, t);
 	else
 		ret = rmawin_req_post(req, op, t, 0, op->len);
+	/* after the data on the same queue pair: RC delivers it in order */
+	if (!ret && op->opcode == RMAWIN_OP_PUT_NOTIFY)
+		ret = rmawin_notify_send(peer, op);
 	/* the caller hears of this failure now, not again at the fence */
 	if (ret)
 		req->refused = true;
@@ -531,8 +545,8 @@ static int rmawin_op_issue(struct rmawin_ep *ep, const struct rmawin_op_desc *op
 	if (!op->len)
 		return 0;
 	if (op->target == ep->group->rank)
-		return op->opcode >= RMAWIN_OP_ACC ? rmawin_acc_local(op, t->win, t->off) :
-						     rmawin_op_local(op, t);
+		return rmawin_op_is_acc(op->opcode) ? rmawin_acc_local(op, t->win, t->off) :
+						      rmawin_op_local_notify(ep, op, t);
 	return rmawin_op_remote(ep, op, t);
 }
 

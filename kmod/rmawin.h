@@ -77,6 +77,8 @@ struct rmawin_dev {
  * @debugfs: its file under /sys/kernel/debug/rmawin/
  * @pid: the process that opened it
  * @reapable: operations complete and not yet reaped, on any window
+ * @notify_lock: protects @notify_q
+ * @notify_q: notifications of notified puts, oldest first
  */
 struct rmawin_ep {
 	struct kref ref;
@@ -96,6 +98,8 @@ struct rmawin_ep {
 	struct dentry *debugfs;
 	struct pid *pid;
 	atomic_t reapable;
+	spinlock_t notify_lock;		/* notify_q */
+	struct list_head notify_q;
 };
 
 /* Control messages: small SEND/RECV messages between the kernels of a group. */
@@ -115,6 +119,7 @@ enum rmawin_msg_type {
 	RMAWIN_MSG_UNLOCK,
 	RMAWIN_MSG_POST,
 	RMAWIN_MSG_COMPLETE,
+	RMAWIN_MSG_NOTIFY,
 	RMAWIN_MSG_LAST,
 };
 
@@ -604,6 +609,19 @@ int rmawin_ioctl_start(struct rmawin_ep *ep, void *arg);
 int rmawin_ioctl_complete(struct rmawin_ep *ep, void *arg);
 int rmawin_ioctl_wait(struct rmawin_ep *ep, void *arg);
 void rmawin_pscw_recv(struct rmawin_peer *peer, u8 type, u32 win_id);
+
+/* notify.c */
+int rmawin_notify_send(struct rmawin_peer *peer, const struct rmawin_op_desc *op);
+int rmawin_notify_queue(struct rmawin_ep *ep, u32 source, const struct rmawin_op_desc *op);
+void rmawin_notify_recv(struct rmawin_peer *peer, u32 tag, const void *payload, u16 len);
+void rmawin_notify_free(struct rmawin_ep *ep);
+bool rmawin_notify_pending(struct rmawin_ep *ep);
+int rmawin_ioctl_notify_wait(struct rmawin_ep *ep, void *arg);
+
+static inline bool rmawin_op_is_acc(u8 opcode)
+{
+	return opcode >= RMAWIN_OP_ACC && opcode <= RMAWIN_OP_CAS;
+}
 
 /* sync.c */
 int rmawin_ioctl_fence(struct rmawin_ep *ep, void *arg);

@@ -1,29 +1,52 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later OR MIT
 /*
  * Notified put: a put that also tells the target, through the endpoint's
- * notification queue.  Not implemented yet.
+ * notification queue (readable on rmawin_ep_fd() while not empty).
  */
 #include <errno.h>
+#include <string.h>
 
 #include "rmawin_priv.h"
 
 int rmawin_put_notify(struct rmawin_win *win, const void *origin, size_t len, int target,
 		      size_t target_disp, uint32_t tag)
 {
-	if (!win)
+	struct rmawin_op_desc d;
+	struct rmawin_rma r;
+
+	if (!win || target < 0 || (!origin && len))
 		return -EINVAL;
-	(void)origin;
-	(void)len;
-	(void)target;
-	(void)target_disp;
-	(void)tag;
-	return -EOPNOTSUPP;
+	memset(&d, 0, sizeof(d));
+	d.opcode = RMAWIN_OP_PUT_NOTIFY;
+	d.target = target;
+	d.win = win->id;
+	d.tag = tag;
+	d.origin = (uintptr_t)origin;
+	d.len = len;
+	d.target_disp = target_disp;
+	memset(&r, 0, sizeof(r));
+	r.ops_ptr = (uintptr_t)&d;
+	r.nops = 1;
+	r.op_size = sizeof(d);
+	return rmawin__ioctl_struct(win->ep->fd, RMAWIN_IOC_RMA, &r);
 }
 
 int rmawin_notify_wait(struct rmawin_win *win, struct rmawin_notification *n, int timeout_ms)
 {
-	if (!win || !n)
+	struct rmawin_notify_wait w;
+	int ret;
+
+	if (!win || !n || timeout_ms < -1)
 		return -EINVAL;
-	(void)timeout_ms;
-	return -EOPNOTSUPP;
+	memset(&w, 0, sizeof(w));
+	w.win = win->id;
+	w.timeout_ms = timeout_ms;
+	ret = rmawin__ioctl_struct(win->ep->fd, RMAWIN_IOC_NOTIFY_WAIT, &w);
+	if (ret)
+		return ret;
+	n->source = w.source;
+	n->tag = w.tag;
+	n->target_disp = w.target_disp;
+	n->len = w.len;
+	return 0;
 }

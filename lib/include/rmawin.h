@@ -546,8 +546,10 @@ int rmawin_flush_local_all(struct rmawin_win *win);
  * rmawin_sync() - synchronize the public and private copies of the window
  * @win: the window
  *
- * Return: 0; -EINVAL (NULL, bad rank); -EBUSY (already locked, or a fence
- * epoch with operations open); -ENOLCK (not locked); -ECONNRESET; -ENODEV.
+ * A full memory barrier: the window is the process's own memory, which the
+ * device writes directly.
+ *
+ * Return: 0, or -EINVAL for NULL.
  */
 int rmawin_sync(struct rmawin_win *win);
 
@@ -573,10 +575,11 @@ struct rmawin_notification { int source; uint32_t tag; size_t target_disp; size_
  * @target_disp: where in the target window, in disp_units
  * @tag: value passed to the target with the notification
  *
- * A full memory barrier: the window is the process's own memory, which the
- * device writes directly.
+ * The put, then a notification (this rank, @tag, @target_disp, @len) that
+ * the target's kernel queues once the data is visible in its window.  Needs
+ * an access epoch like rmawin_put().
  *
- * Return: 0, or -EINVAL for NULL.
+ * Return: as rmawin_put().
  */
 int rmawin_put_notify(struct rmawin_win *win, const void *origin, size_t len, int target,
 		      size_t target_disp, uint32_t tag);
@@ -585,9 +588,15 @@ int rmawin_put_notify(struct rmawin_win *win, const void *origin, size_t len, in
  * rmawin_notify_wait() - wait for the next notification on this window
  * @win: the window
  * @n: receives the notification
- * @timeout_ms: how long to wait; 0 polls, negative waits forever
+ * @timeout_ms: how long to wait; 0 polls, -1 waits forever
  *
- * Not implemented yet: returns -EOPNOTSUPP (-EINVAL for a NULL @win or @n).
+ * Takes the oldest notification of @win from the endpoint's queue (one per
+ * endpoint, whatever the number of peers).  rmawin_ep_fd() is readable
+ * (poll, epoll) while the queue is not empty.  No synchronization call is
+ * needed: the data is in the window when the notification is.
+ *
+ * Return: 0; -EINVAL; -ETIMEDOUT, or -EAGAIN for @timeout_ms 0, if none
+ * came; -EINTR on a signal.
  */
 int rmawin_notify_wait(struct rmawin_win *win, struct rmawin_notification *n, int timeout_ms);
 

@@ -1445,9 +1445,10 @@ TEST(rma_descriptor_fields_einval)
 	op.flags = 0x80;
 	EXPECT_ERRNO(EINVAL, rma_raw(p.fd, &op, 1));
 	op.flags = 0;
-	op.reserved1 = 0x80000000;
+	/* a tag belongs to notified puts only */
+	op.tag = 0x80000000;
 	EXPECT_ERRNO(EINVAL, rma_raw(p.fd, &op, 1));
-	op.reserved1 = 0;
+	op.tag = 0;
 	op.reserved = 1ULL << 63;
 	EXPECT_ERRNO(EINVAL, rma_raw(p.fd, &op, 1));
 	op.reserved = 0;

@@ -44,6 +44,7 @@
  * @RMAWIN_CMD_START: struct rmawin_pscw
  * @RMAWIN_CMD_COMPLETE: struct rmawin_pscw
  * @RMAWIN_CMD_WAIT: struct rmawin_pscw
+ * @RMAWIN_CMD_NOTIFY_WAIT: struct rmawin_notify_wait
  * @RMAWIN_CMD_LAST: first unused number
  */
 enum rmawin_ioc_nr {
@@ -62,6 +63,7 @@ enum rmawin_ioc_nr {
 	RMAWIN_CMD_START,
 	RMAWIN_CMD_COMPLETE,
 	RMAWIN_CMD_WAIT,
+	RMAWIN_CMD_NOTIFY_WAIT,
 	RMAWIN_CMD_LAST,
 };
 
@@ -87,6 +89,8 @@ enum rmawin_ioc_nr {
 #define RMAWIN_FEAT_PASSIVE	_BITULL(4)
 /* generalized active target: POST, START, COMPLETE, WAIT */
 #define RMAWIN_FEAT_PSCW	_BITULL(5)
+/* notified put: RMAWIN_OP_PUT_NOTIFY, NOTIFY_WAIT, poll() on the endpoint */
+#define RMAWIN_FEAT_NOTIFY	_BITULL(6)
 
 /**
  * enum rmawin_port_state - state of an RDMA port, as the kernel's ib_port_state
@@ -336,6 +340,8 @@ struct rmawin_win_free {
  * @RMAWIN_OP_FETCH_OP: GET_ACC of one element
  * @RMAWIN_OP_CAS: one element: if target == *@compare then target =
  *	*@origin; the previous value to @result
+ * @RMAWIN_OP_PUT_NOTIFY: a put, then a notification (source, @tag,
+ *	target_disp, len) queued at the target once the data is visible
  * @RMAWIN_OP_LAST: first unused opcode
  *
  * The accumulate family (ACC to CAS) is applied by the target's kernel,
@@ -349,6 +355,7 @@ enum rmawin_opcode {
 	RMAWIN_OP_GET_ACC,
 	RMAWIN_OP_FETCH_OP,
 	RMAWIN_OP_CAS,
+	RMAWIN_OP_PUT_NOTIFY,
 	RMAWIN_OP_LAST,
 };
 
@@ -420,7 +427,7 @@ enum rmawin_datatype {
  * @datatype: enum rmawin_datatype for the accumulate family, else 0
  * @target: rank of the target
  * @win: window handle
- * @reserved1: zero
+ * @tag: RMAWIN_OP_PUT_NOTIFY: the notification's tag; else 0
  * @origin: user address of the origin buffer (unused by NO_OP)
  * @len: bytes; for the accumulate family a multiple of the element size
  *	(exactly one element for FETCH_OP and CAS)
@@ -441,7 +448,7 @@ struct rmawin_op_desc {
 	__u8 datatype;
 	__u32 target;
 	__u32 win;
-	__u32 reserved1;
+	__u32 tag;
 	__u64 origin;
 	__u64 len;
 	__u64 target_disp;
@@ -589,5 +596,36 @@ struct rmawin_pscw {
 #define RMAWIN_IOC_START	_IO(RMAWIN_IOC_TYPE, RMAWIN_CMD_START)
 #define RMAWIN_IOC_COMPLETE	_IO(RMAWIN_IOC_TYPE, RMAWIN_CMD_COMPLETE)
 #define RMAWIN_IOC_WAIT		_IO(RMAWIN_IOC_TYPE, RMAWIN_CMD_WAIT)
+
+/**
+ * struct rmawin_notify_wait - RMAWIN_IOC_NOTIFY_WAIT: take a notification
+ * @size: sizeof(struct rmawin_notify_wait) as userspace knows it
+ * @flags: must be 0
+ * @win: the window whose notifications to take
+ * @timeout_ms: -1 waits for ever, 0 does not wait, else milliseconds
+ * @source: out: the rank that put
+ * @tag: out: its tag
+ * @target_disp: out: where the data went, in this window's disp_units
+ * @len: out: bytes
+ *
+ * The endpoint has one notification queue, whatever the number of peers;
+ * its file is readable (poll, epoll) while the queue is not empty.  A
+ * notification is queued only after its data is visible in the window.
+ *
+ * Return: 0; -EINVAL for flags or a timeout below -1; -ENOENT for the
+ * window; -ETIMEDOUT (-EAGAIN with 0) if none came; -EINTR on a signal.
+ */
+struct rmawin_notify_wait {
+	__u32 size;
+	__u32 flags;
+	__u32 win;
+	__s32 timeout_ms;
+	__u32 source;
+	__u32 tag;
+	__u64 target_disp;
+	__u64 len;
+};
+
+#define RMAWIN_IOC_NOTIFY_WAIT	_IO(RMAWIN_IOC_TYPE, RMAWIN_CMD_NOTIFY_WAIT)
 
 #endif /* _UAPI_LINUX_RMAWIN_H */
