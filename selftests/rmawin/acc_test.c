@@ -7,57 +7,9 @@
  */
 #include <stdint.h>
 #include <sys/mman.h>
-#include <sys/wait.h>
 #include <rmawin.h>
 
 #include "rmawin_test.h"
-
-static int open_rank(int rank, int n, int port, struct rmawin_ep **ep)
-{
-	static char buf[16][32];
-	static const char *addrs[16];
-	struct rmawin_ep_attr attr = { .rank = rank, .nranks = n, .addrs = addrs };
-	int i;
-
-	for (i = 0; i < n; i++) {
-		snprintf(buf[i], sizeof(buf[i]), "198.18.0.1:%d", port + i);
-		addrs[i] = buf[i];
-	}
-	return rmawin_ep_open(&attr, ep);
-}
-
-/* Fork n ranks running fn; return how many exited 0 (others print why). */
-static int run(int n, int port, int (*fn)(struct rmawin_ep *ep, void *arg), void *arg)
-{
-	pid_t pid[16];
-	int i, st, ok = 0;
-
-	for (i = 0; i < n; i++) {
-		pid[i] = fork();
-		if (!pid[i]) {
-			struct rmawin_ep *ep;
-			int ret = open_rank(i, n, port, &ep);
-
-			if (ret) {
-				fprintf(stderr, "rank %d: open: %s\n", i, rmawin_strerror(ret));
-				_exit(100);
-			}
-			ret = fn(ep, arg);
-			if (rmawin_ep_close(ep))
-				ret = 101;
-			_exit(ret);
-		}
-	}
-	for (i = 0; i < n; i++) {
-		if (waitpid(pid[i], &st, 0) != pid[i])
-			continue;
-		if (WIFEXITED(st) && !WEXITSTATUS(st))
-			ok++;
-		else
-			fprintf(stderr, "rank %d: exit %d\n", i, WIFEXITED(st) ? WEXITSTATUS(st) : -1);
-	}
-	return ok;
-}
 
 #define K	40
 
@@ -84,7 +36,7 @@ static int fetch_add_rank(struct rmawin_ep *ep, void *arg)
 	return rmawin_win_free(win) ? 6 : 0;
 }
 
-static void fetch_add_case(struct __test_metadata *_metadata, int n, int port)
+static void fetch_add_case(struct __test_metadata *_metadata, int n, int port, int deadline_s)
 {
 	int64_t *seen = mmap(NULL, 16 * K * 8, PROT_READ | PROT_WRITE,
 			     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -92,7 +44,7 @@ static void fetch_add_case(struct __test_metadata *_metadata, int n, int port)
 	int i;
 
 	ASSERT_NE(MAP_FAILED, seen);
-	ASSERT_EQ(n, run(n, port, fetch_add_rank, seen));
+	ASSERT_EQ(n, rmawin_test_run_eps(_metadata, n, port, fetch_add_rank, seen, deadline_s));
 	/* atomic: every value 0 .. n*K-1 was fetched exactly once */
 	for (i = 0; i < n * K; i++) {
 		ASSERT_LE(0, seen[i]);
@@ -106,13 +58,16 @@ static void fetch_add_case(struct __test_metadata *_metadata, int n, int port)
 	EXPECT_EQ(0, rmawin_stat("windows"));
 }
 
-TEST(fetch_and_op_sum_atomic_2_ranks) { fetch_add_case(_metadata, 2, 28000); }
-TEST(fetch_and_op_sum_atomic_4_ranks) { fetch_add_case(_metadata, 4, 28100); }
+TEST(fetch_and_op_sum_atomic_2_ranks) { fetch_add_case(_metadata, 2, 28000, 25); }
+TEST(fetch_and_op_sum_atomic_4_ranks) { fetch_add_case(_metadata, 4, 28100, 25); }
 
 FIXTURE(slow) {};
 FIXTURE_SETUP(slow) {}
 FIXTURE_TEARDOWN(slow) {}
-TEST_F_TIMEOUT(slow, fetch_and_op_sum_atomic_8_ranks, 120) { fetch_add_case(_metadata, 8, 28200); }
+TEST_F_TIMEOUT(slow, fetch_and_op_sum_atomic_8_ranks, 120)
+{
+	fetch_add_case(_metadata, 8, 28200, 110);
+}
 
 /* Every rank adds (rank + 1) * (i + 0.5) to element i of every rank's window. */
 static int acc_double_rank(struct rmawin_ep *ep, void *arg)
@@ -143,7 +98,7 @@ static int acc_double_rank(struct rmawin_ep *ep, void *arg)
 
 TEST(accumulate_double_sum_all_to_all)
 {
-	EXPECT_EQ(4, run(4, 28300, acc_double_rank, NULL));
+	EXPECT_EQ(4, rmawin_test_run_eps(_metadata, 4, 28300, acc_double_rank, NULL, 25));
 	EXPECT_EQ(0, rmawin_stat("reqs"));
 }
 
@@ -197,7 +152,7 @@ static int fetch_ops_rank(struct rmawin_ep *ep, void *arg)
 
 TEST(get_accumulate_and_cas)
 {
-	EXPECT_EQ(2, run(2, 28400, fetch_ops_rank, NULL));
+	EXPECT_EQ(2, rmawin_test_run_eps(_metadata, 2, 28400, fetch_ops_rank, NULL, 25));
 }
 
 /* ---- every op x type against a local reference ---- */
@@ -359,7 +314,7 @@ static int pairs_rank(struct rmawin_ep *ep, void *arg)
 
 TEST(every_op_and_type_against_reference)
 {
-	EXPECT_EQ(2, run(2, 28500, pairs_rank, NULL));
+	EXPECT_EQ(2, rmawin_test_run_eps(_metadata, 2, 28500, pairs_rank, NULL, 25));
 	EXPECT_EQ(0, rmawin_stat("reqs"));
 }
 
@@ -373,21 +328,21 @@ static int args_rank(struct rmawin_ep *ep, void *arg)
 	(void)arg;
 	if (rmawin_win_create(ep, w, sizeof(w), 4, 0, &win) || rmawin_fence(win, 0))
 		return 1;
-#define EXPECT_RET(want, call) do { int _r = (call); if (_r != (want)) { \
-	fprintf(stderr, "%s: %d, want %d\n", #call, _r, (want)); bad = 1; } } while (0)
-	EXPECT_RET(-EINVAL, rmawin_accumulate(win, &v, 1, RMAWIN_DOUBLE, 1, 0, RMAWIN_BAND));
-	EXPECT_RET(-EINVAL, rmawin_accumulate(win, &v, 1, RMAWIN_FLOAT, 1, 0, RMAWIN_LXOR));
-	EXPECT_RET(-EINVAL, rmawin_accumulate(win, &v, 1, 99, 1, 0, RMAWIN_SUM));
-	EXPECT_RET(-EINVAL, rmawin_accumulate(win, &v, 1, RMAWIN_INT32, 1, 0, 99));
-	EXPECT_RET(-EINVAL, rmawin_accumulate(win, &v, 0, RMAWIN_INT32, 1, 0, RMAWIN_SUM));
-	EXPECT_RET(-EINVAL, rmawin_accumulate(win, &v, 1, RMAWIN_INT32, 2, 0, RMAWIN_SUM));
-	EXPECT_RET(-ERANGE, rmawin_accumulate(win, &v, 1, RMAWIN_INT32, 1, 4, RMAWIN_SUM));
-	EXPECT_RET(-ERANGE, rmawin_accumulate(win, w, 4, RMAWIN_INT32, 1, 1, RMAWIN_SUM));
-	EXPECT_RET(-EFAULT, rmawin_accumulate(win, (void *)8, 1, RMAWIN_INT32, 1, 0, RMAWIN_SUM));
-	EXPECT_RET(-EFAULT, rmawin_fetch_and_op(win, &v, (void *)"ro", RMAWIN_INT8, 1, 0,
-						RMAWIN_SUM));
-	EXPECT_RET(-EINVAL, rmawin_fetch_and_op(win, &v, NULL, RMAWIN_INT32, 1, 0, RMAWIN_SUM));
-	EXPECT_RET(0, rmawin_fetch_and_op(win, &v, &r, RMAWIN_INT32, 1, 0, RMAWIN_SUM));
+	RMAWIN_TEST_WANT(-EINVAL, rmawin_accumulate(win, &v, 1, RMAWIN_DOUBLE, 1, 0, RMAWIN_BAND));
+	RMAWIN_TEST_WANT(-EINVAL, rmawin_accumulate(win, &v, 1, RMAWIN_FLOAT, 1, 0, RMAWIN_LXOR));
+	RMAWIN_TEST_WANT(-EINVAL, rmawin_accumulate(win, &v, 1, 99, 1, 0, RMAWIN_SUM));
+	RMAWIN_TEST_WANT(-EINVAL, rmawin_accumulate(win, &v, 1, RMAWIN_INT32, 1, 0, 99));
+	RMAWIN_TEST_WANT(-EINVAL, rmawin_accumulate(win, &v, 0, RMAWIN_INT32, 1, 0, RMAWIN_SUM));
+	RMAWIN_TEST_WANT(-EINVAL, rmawin_accumulate(win, &v, 1, RMAWIN_INT32, 2, 0, RMAWIN_SUM));
+	RMAWIN_TEST_WANT(-ERANGE, rmawin_accumulate(win, &v, 1, RMAWIN_INT32, 1, 4, RMAWIN_SUM));
+	RMAWIN_TEST_WANT(-ERANGE, rmawin_accumulate(win, w, 4, RMAWIN_INT32, 1, 1, RMAWIN_SUM));
+	RMAWIN_TEST_WANT(-EFAULT, rmawin_accumulate(win, (void *)8, 1, RMAWIN_INT32, 1, 0,
+						    RMAWIN_SUM));
+	RMAWIN_TEST_WANT(-EFAULT, rmawin_fetch_and_op(win, &v, (void *)"ro", RMAWIN_INT8, 1, 0,
+						      RMAWIN_SUM));
+	RMAWIN_TEST_WANT(-EINVAL, rmawin_fetch_and_op(win, &v, NULL, RMAWIN_INT32, 1, 0,
+						      RMAWIN_SUM));
+	RMAWIN_TEST_WANT(0, rmawin_fetch_and_op(win, &v, &r, RMAWIN_INT32, 1, 0, RMAWIN_SUM));
 	if (rmawin_fence(win, 0) || rmawin_win_free(win))
 		return 2;
 	return bad ? 3 : 0;
@@ -395,7 +350,7 @@ static int args_rank(struct rmawin_ep *ep, void *arg)
 
 TEST(accumulate_argument_errors)
 {
-	EXPECT_EQ(2, run(2, 28600, args_rank, NULL));
+	EXPECT_EQ(2, rmawin_test_run_eps(_metadata, 2, 28600, args_rank, NULL, 25));
 }
 
 TEST_HARNESS_MAIN

@@ -6,28 +6,9 @@
  */
 #include <poll.h>
 #include <stdint.h>
-#include <sys/wait.h>
 #include <rmawin.h>
 
 #include "rmawin_test.h"
-
-static int open_rank(int rank, int n, int port, struct rmawin_ep **ep)
-{
-	static char buf[16][32];
-	static const char *addrs[16];
-	struct rmawin_ep_attr attr = { .rank = rank, .nranks = n, .addrs = addrs };
-	int i;
-
-	for (i = 0; i < n; i++) {
-		snprintf(buf[i], sizeof(buf[i]), "198.18.0.1:%d", port + i);
-		addrs[i] = buf[i];
-	}
-	return rmawin_ep_open(&attr, ep);
-}
-
-#define TRY(step, call) do { int _r = (call); if (_r) { \
-	fprintf(stderr, "rank %d: step %d: %s: %s\n", rmawin_rank(ep), step, #call, \
-		rmawin_strerror(_r)); return step; } } while (0)
 
 #define TOTAL	10000
 #define SLOTS	64
@@ -38,7 +19,7 @@ static int open_rank(int rank, int n, int port, struct rmawin_ep **ep)
  * each slot holds the tag when its notification comes, and that every
  * sender's sequence arrives complete and in order.
  */
-static int notify_rank(struct rmawin_ep *ep)
+static int notify_rank(struct rmawin_ep *ep, void *arg)
 {
 	int me = rmawin_rank(ep), n = rmawin_nranks(ep), per = TOTAL / (n - 1);
 	static uint32_t win_mem[16 * SLOTS];
@@ -48,13 +29,13 @@ static int notify_rank(struct rmawin_ep *ep)
 	struct pollfd pfd;
 	int i, got = 0, polled = 0;
 
-	TRY(1, rmawin_win_create(ep, win_mem, me ? 0 : sizeof(win_mem), 4, 0, &win));
-	TRY(2, rmawin_lock_all(win));
+	RMAWIN_TEST_TRY(1, rmawin_win_create(ep, win_mem, me ? 0 : sizeof(win_mem), 4, 0, &win));
+	RMAWIN_TEST_TRY(2, rmawin_lock_all(win));
 	/* nothing yet: a zero timeout answers at once */
 	if (me == 0 && rmawin_notify_wait(win, &note, 0) != -EAGAIN)
 		return 3;
 	/* the senders start only after that check */
-	TRY(16, rmawin_barrier(ep));
+	RMAWIN_TEST_TRY(16, rmawin_barrier(ep));
 	if (me == 0) {
 		pfd.fd = rmawin_ep_fd(ep);
 		pfd.events = POLLIN;
@@ -64,9 +45,9 @@ static int notify_rank(struct rmawin_ep *ep)
 				if (poll(&pfd, 1, 20000) != 1 || !(pfd.revents & POLLIN))
 					return 4;
 				polled++;
-				TRY(5, rmawin_notify_wait(win, &note, 0));
+				RMAWIN_TEST_TRY(5, rmawin_notify_wait(win, &note, 0));
 			} else {
-				TRY(6, rmawin_notify_wait(win, &note, 20000));
+				RMAWIN_TEST_TRY(6, rmawin_notify_wait(win, &note, 20000));
 			}
 			if (note.source < 1 || note.source >= n || note.len != 4 ||
 			    note.tag != next[note.source] ||
@@ -93,14 +74,15 @@ static int notify_rank(struct rmawin_ep *ep)
 	} else {
 		for (i = 0; i < per; i++) {
 			v = i;
-			TRY(11, rmawin_put_notify(win, &v, 4, 0, me * SLOTS + i % SLOTS, i));
+			RMAWIN_TEST_TRY(11, rmawin_put_notify(win, &v, 4, 0,
+							      me * SLOTS + i % SLOTS, i));
 			/* v may change after the put completes */
-			TRY(12, rmawin_flush(win, 0));
+			RMAWIN_TEST_TRY(12, rmawin_flush(win, 0));
 		}
 	}
-	TRY(13, rmawin_unlock_all(win));
-	TRY(14, rmawin_barrier(ep));
-	TRY(15, rmawin_win_free(win));
+	RMAWIN_TEST_TRY(13, rmawin_unlock_all(win));
+	RMAWIN_TEST_TRY(14, rmawin_barrier(ep));
+	RMAWIN_TEST_TRY(15, rmawin_win_free(win));
 	return 0;
 }
 
@@ -110,29 +92,7 @@ FIXTURE_TEARDOWN(slow) {}
 
 TEST_F_TIMEOUT(slow, ten_thousand_notifications_to_rank_0, 300)
 {
-	pid_t pid[5];
-	int i, st, ok = 0;
-
-	for (i = 0; i < 5; i++) {
-		pid[i] = fork();
-		if (!pid[i]) {
-			struct rmawin_ep *ep;
-			int ret = open_rank(i, 5, 32000, &ep);
-
-			if (ret)
-				_exit(100);
-			ret = notify_rank(ep);
-			_exit(rmawin_ep_close(ep) ? 101 : ret);
-		}
-	}
-	for (i = 0; i < 5; i++) {
-		ASSERT_EQ(pid[i], waitpid(pid[i], &st, 0));
-		if (WIFEXITED(st) && !WEXITSTATUS(st))
-			ok++;
-		else
-			TH_LOG("rank %d: exit %d", i, WEXITSTATUS(st));
-	}
-	EXPECT_EQ(5, ok);
+	EXPECT_EQ(5, rmawin_test_run_eps(_metadata, 5, 32000, notify_rank, NULL, 280));
 	EXPECT_EQ(0, rmawin_stat("windows"));
 	EXPECT_EQ(0, rmawin_stat("reqs"));
 }

@@ -306,6 +306,71 @@ static inline int rmawin_test_run_ranks(struct __test_metadata *_metadata, int n
 	return rmawin_test_run_ranks_for(_metadata, n, fn, arg, 0);
 }
 
+struct rmawin_test_eps {
+	int port;
+	int (*fn)(struct rmawin_ep *ep, void *arg);
+	void *arg;
+};
+
+/* One rank of rmawin_test_run_eps(): open, run, close. */
+static inline int rmawin_test_ep_rank(int rank, int n, void *arg)
+{
+	struct rmawin_test_eps *e = arg;
+	struct rmawin_ep *ep;
+	int ret = rmawin_test_open(rank, n, e->port, &ep);
+
+	if (ret) {
+		fprintf(stderr, "rank %d: open: %s\n", rank, rmawin_strerror(ret));
+		return 100;
+	}
+	ret = e->fn(ep, e->arg);
+	if (rmawin_ep_close(ep)) {
+		fprintf(stderr, "rank %d: close failed\n", rank);
+		return 101;
+	}
+	return ret;
+}
+
+/*
+ * Run fn(ep, arg) in @n child processes, ep being rank i of @n opened with
+ * rmawin_test_open(i, n, @port) and closed after fn returns (exit 100 if
+ * the open fails, 101 if the close does).  Waits as rmawin_test_run_ranks_for()
+ * does, at most @deadline_s seconds; returns the number of ranks that exited 0.
+ */
+static inline int rmawin_test_run_eps(struct __test_metadata *_metadata, int n, int port,
+				      int (*fn)(struct rmawin_ep *ep, void *arg), void *arg,
+				      int deadline_s)
+{
+	struct rmawin_test_eps e = { .port = port, .fn = fn, .arg = arg };
+
+	return rmawin_test_run_ranks_for(_metadata, n, rmawin_test_ep_rank, &e, deadline_s);
+}
+
+/*
+ * In a rank's function, with its endpoint in `ep`: fail with exit status
+ * @step, saying why, if @call returns an error.
+ */
+#define RMAWIN_TEST_TRY(step, call)						\
+	do {									\
+		int __r = (call);						\
+		if (__r) {							\
+			fprintf(stderr, "rank %d: step %d: %s: %s\n",		\
+				rmawin_rank(ep), (step), #call,			\
+				rmawin_strerror(__r));				\
+			return (step);						\
+		}								\
+	} while (0)
+
+/* Expect @call to return @err; if not, say so and set the caller's `bad`. */
+#define RMAWIN_TEST_WANT(err, call)						\
+	do {									\
+		int __r = (call);						\
+		if (__r != (err)) {						\
+			fprintf(stderr, "%s: %d, want %d\n", #call, __r, (err));\
+			bad = 1;						\
+		}								\
+	} while (0)
+
 /*
  * Once every process of a test has exited, nothing of the module's may
  * be left: no endpoint, group, queue pair, window, MR, pinned page or
