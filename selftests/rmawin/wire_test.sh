@@ -23,7 +23,7 @@ check() {
 }
 
 echo "TAP version 13"
-echo "1..6"
+echo "1..12"
 check "wire: two guests" test "${#addrs[@]}" -eq 2
 check "wire: $ibdev active on node $node" \
 	sh -c "rdma link show $ibdev/1 | grep -q 'state ACTIVE'"
@@ -56,4 +56,15 @@ check "wire: halo exchange, 4 ranks on 2 guests, checked against serial" \
 	selftests/rmawin/spread.sh 2 23100 examples/halo -i 200
 check "wire: rma_check all to all, 4 ranks on 2 guests" \
 	selftests/rmawin/spread.sh 2 23200 selftests/rmawin/rma_check
+
+# accumulate, locks, PSCW and notified put across the wire: 1, 2 and 4 ranks
+# per guest (2, 4 and 8 in all), each run followed by this guest's leak check
+port=23300
+for per in 1 2 4; do
+	check "wire: sync_check on $((2 * per)) ranks, $per per guest" \
+		timeout 900 selftests/rmawin/spread.sh "$per" "$port" selftests/rmawin/sync_check
+	check "wire: nothing leaked on node $node after $((2 * per)) ranks" \
+		selftests/rmawin/leaks.sh
+	port=$((port + 100))
+done
 exit $failed
