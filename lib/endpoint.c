@@ -289,6 +289,12 @@ int rmawin_ep_fd(const struct rmawin_ep *ep)
 	return ep ? ep->fd : -EINVAL;
 }
 
+/* The ring does not exist yet: every operation is an ioctl. */
+int rmawin_ep_ring_active(const struct rmawin_ep *ep)
+{
+	return ep ? 0 : -EINVAL;
+}
+
 int rmawin_barrier(struct rmawin_ep *ep)
 {
 	struct rmawin_barrier b;

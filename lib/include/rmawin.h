@@ -181,6 +181,20 @@ int rmawin_rank(const struct rmawin_ep *ep);
 int rmawin_nranks(const struct rmawin_ep *ep);
 
 /**
+ * rmawin_ep_ring_active() - whether the endpoint submits through the ring
+ * @ep: the endpoint
+ *
+ * Operations go either through the mmap'd submission ring (the zero-syscall
+ * path) or one ioctl per call; RMAWIN_EP_NO_RING (RMAWIN_NO_RING=1) forces
+ * the ioctl path, and a module without the ring leaves it the only one.
+ * Benchmarks report which path they measured with this.
+ *
+ * Return: 1 if the ring is in use, 0 if every call is an ioctl, -EINVAL for
+ * NULL.
+ */
+int rmawin_ep_ring_active(const struct rmawin_ep *ep);
+
+/**
  * rmawin_barrier() - wait until every rank of the group has called it
  * @ep: the endpoint
  *
