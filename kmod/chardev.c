@@ -40,6 +40,8 @@ union rmawin_ioctl_buf {
 	struct rmawin_passive passive;
 	struct rmawin_pscw pscw;
 	struct rmawin_notify_wait notify_wait;
+	struct rmawin_ring_setup ring_setup;
+	struct rmawin_ring_enter ring_enter;
 };
 
 /* The first command number; the table is indexed from it. */
@@ -126,6 +128,16 @@ static const struct rmawin_ioctl_op rmawin_ioctl_ops[] = {
 		.size = sizeof(struct rmawin_notify_wait),
 		.min_size = offsetofend(struct rmawin_notify_wait, len),
 	},
+	[RMAWIN_CMD_RING_SETUP - RMAWIN_CMD_FIRST] = {
+		.handler = rmawin_ioctl_ring_setup,
+		.size = sizeof(struct rmawin_ring_setup),
+		.min_size = offsetofend(struct rmawin_ring_setup, off),
+	},
+	[RMAWIN_CMD_RING_ENTER - RMAWIN_CMD_FIRST] = {
+		.handler = rmawin_ioctl_ring_enter,
+		.size = sizeof(struct rmawin_ring_enter),
+		.min_size = offsetofend(struct rmawin_ring_enter, flags),
+	},
 };
 
 static long rmawin_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
@@ -174,6 +186,8 @@ static __poll_t rmawin_poll(struct file *filp, struct poll_table_struct *wait)
 
 static int rmawin_mmap(struct file *filp, struct vm_area_struct *vma)
 {
+	if (vma->vm_pgoff == RMAWIN_RING_MMAP_OFFSET >> PAGE_SHIFT)
+		return rmawin_ring_mmap(filp->private_data, vma);
 	return rmawin_win_mmap(filp->private_data, vma);
 }
 

@@ -39,6 +39,7 @@ static void rmawin_ep_free(struct kref *ref)
 {
 	struct rmawin_ep *ep = container_of(ref, struct rmawin_ep, ref);
 
+	rmawin_ring_destroy(ep);
 	mutex_destroy(&ep->lock);
 	xa_destroy(&ep->wins);
 	xa_destroy(&ep->kmems);
@@ -86,6 +87,9 @@ void rmawin_ep_unbind_locked(struct rmawin_ep *ep)
  */
 void rmawin_ep_detach(struct rmawin_ep *ep, struct rmawin_dev *rdev)
 {
+	/* the poller takes the lock: stop it first */
+	if (READ_ONCE(ep->dev) == rdev)
+		rmawin_ring_stop(ep);
 	mutex_lock(&ep->lock);
 	if (ep->dev == rdev) {
 		rmawin_ep_dbg(ep, "device %s removed\n", dev_name(&rdev->ibdev->dev));
@@ -105,6 +109,8 @@ void rmawin_ep_release(struct rmawin_ep *ep)
 {
 	/* first, so that no reader of the file takes the lock below */
 	rmawin_debugfs_ep_remove(ep);
+	/* the poller takes the lock: stop it first */
+	rmawin_ring_stop(ep);
 	mutex_lock(&ep->lock);
 	rmawin_ep_unbind_locked(ep);
 	mutex_unlock(&ep->lock);

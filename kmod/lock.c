@@ -336,6 +336,33 @@ static int rmawin_do_unlock(struct rmawin_ep *ep, const struct rmawin_passive *p
 	return ret;
 }
 
+/**
+ * rmawin_flush_check() - check an RMAWIN_OP_FLUSH descriptor
+ * @ep: the endpoint, locked, in a group
+ * @op: the descriptor
+ * @win: out: its window
+ *
+ * Return: 0; -EINVAL for a field that must be zero or a bad rank; -ENOENT
+ * for the window; -ENOLCK if no lock covers @op->target.
+ */
+int rmawin_flush_check(struct rmawin_ep *ep, const struct rmawin_op_desc *op,
+		       struct rmawin_win **win)
+{
+	struct rmawin_passive p = { .win = op->win, .target = op->target };
+	u32 first, last;
+	int ret;
+
+	if (op->flags || op->acc_op || op->datatype || op->tag || op->origin || op->len ||
+	    op->target_disp || op->result || op->compare || op->reserved)
+		return -EINVAL;
+	ret = rmawin_passive_args(ep, &p, win, &first, &last);
+	if (ret)
+		return ret;
+	if (p.target == RMAWIN_ALL_RANKS ? !(*win)->nheld : !(*win)->held[first])
+		return -ENOLCK;
+	return 0;
+}
+
 static int rmawin_do_flush(struct rmawin_ep *ep, const struct rmawin_passive *p)
 {
 	struct rmawin_win *win;

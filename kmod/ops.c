@@ -224,6 +224,7 @@ struct rmawin_target {
 	struct rmawin_win *win;
 	const struct rmawin_remote *remote;	/* NULL for this rank */
 	u64 off;
+	bool ring;				/* from the poller: never pin */
 };
 
 static int rmawin_op_check(struct rmawin_ep *ep, const struct rmawin_op_desc *op,
@@ -238,6 +239,8 @@ static int rmawin_op_check(struct rmawin_ep *ep, const struct rmawin_op_desc *op
 
 	if (!op->opcode || op->opcode >= RMAWIN_OP_LAST)
 		return -EINVAL;
+	if (op->opcode == RMAWIN_OP_FLUSH)
+		return rmawin_flush_check(ep, op, &t->win);
 	if (op->flags || op->reserved || (op->tag && op->opcode != RMAWIN_OP_PUT_NOTIFY))
 		return -EINVAL;
 	if (!acc && (op->acc_op || op->datatype || op->result || op->compare))
@@ -510,6 +513,9 @@ static int rmawin_op_remote(struct rmawin_ep *ep, const struct rmawin_op_desc *o
 		ret = PTR_ERR_OR_ZERO(req->ent);
 		if (ret)
 			req->ent = NULL;
+		/* the poller uses registered memory only: pinning is the ioctl's */
+		else if (t->ring && !hit)
+			ret = -EFAULT;
 	}
 	if (ret) {
 		rmawin_req_release(req);
@@ -540,6 +546,9 @@ static int rmawin_op_remote(struct rmawin_ep *ep, const struct rmawin_op_desc *o
 static int rmawin_op_issue(struct rmawin_ep *ep, const struct rmawin_op_desc *op,
 			   const struct rmawin_target *t)
 {
+	BUILD_BUG_ON(RMAWIN_RING_COPY_MAX > RMAWIN_BOUNCE_SIZE);
+	if (op->opcode == RMAWIN_OP_FLUSH)
+		return rmawin_win_complete(t->win);
 	rmawin_count(ep, RMAWIN_CNT_OPS, 1);
 	t->win->fence_ops++;
 	if (!op->len)
@@ -566,6 +575,29 @@ static int rmawin_rma_copy_ops(const struct rmawin_rma *r, struct rmawin_op_desc
 }
 
 /**
+ * rmawin_op_run() - check and issue one operation
+ * @ep: the endpoint, locked
+ * @op: the descriptor, in kernel memory
+ * @ring: from the submission ring: the origin must need no pinning
+ *
+ * What the poller runs for every ring entry; RMAWIN_IOC_RMA does the same
+ * in two passes, so that a batch is all or nothing.
+ *
+ * Return: what RMAWIN_IOC_RMA returns for a batch of @op alone.
+ */
+int rmawin_op_run(struct rmawin_ep *ep, const struct rmawin_op_desc *op, bool ring)
+{
+	struct rmawin_target t = { .ring = ring };
+	int ret;
+
+	lockdep_assert_held(&ep->lock);
+	ret = rmawin_ep_check_group(ep);
+	if (!ret)
+		ret = rmawin_op_check(ep, op, &t);
+	return ret ?: rmawin_op_issue(ep, op, &t);
+}
+
+/**
  * rmawin_ioctl_rma() - RMAWIN_IOC_RMA
  * @ep: the endpoint
  * @arg: struct rmawin_rma, already copied in
@@ -581,7 +613,7 @@ int rmawin_ioctl_rma(struct rmawin_ep *ep, void *arg)
 	int ret;
 
 	if (r->flags || !r->nops || r->nops > RMAWIN_RMA_MAX_OPS ||
-	    r->op_size < sizeof(struct rmawin_op_desc) || r->op_size > PAGE_SIZE)
+	    r->op_size < RMAWIN_OP_DESC_SIZE_VER0 || r->op_size > PAGE_SIZE)
 		return -EINVAL;
 	ops = kvcalloc(r->nops, sizeof(*ops), GFP_KERNEL);
 	targets = kvcalloc(r->nops, sizeof(*targets), GFP_KERNEL);

@@ -79,6 +79,8 @@ struct rmawin_dev {
  * @reapable: operations complete and not yet reaped, on any window
  * @notify_lock: protects @notify_q
  * @notify_q: notifications of notified puts, oldest first
+ * @ring: the zero-syscall rings and poller, or NULL; set once under @lock,
+ *	freed with the endpoint
  */
 struct rmawin_ep {
 	struct kref ref;
@@ -100,6 +102,7 @@ struct rmawin_ep {
 	atomic_t reapable;
 	spinlock_t notify_lock;		/* notify_q */
 	struct list_head notify_q;
+	struct rmawin_ring *ring;
 };
 
 /* Control messages: small SEND/RECV messages between the kernels of a group. */
@@ -564,6 +567,7 @@ void rmawin_tables_free(struct rmawin_group *grp);
 
 /* ops.c */
 int rmawin_ioctl_rma(struct rmawin_ep *ep, void *arg);
+int rmawin_op_run(struct rmawin_ep *ep, const struct rmawin_op_desc *op, bool ring);
 int rmawin_win_complete(struct rmawin_win *win);
 void rmawin_win_reap(struct rmawin_win *win, bool copy_out);
 int rmawin_bounce_alloc(struct rmawin_group *grp);
@@ -598,6 +602,8 @@ int rmawin_ioctl_lock(struct rmawin_ep *ep, void *arg);
 int rmawin_ioctl_unlock(struct rmawin_ep *ep, void *arg);
 int rmawin_ioctl_flush(struct rmawin_ep *ep, void *arg);
 int rmawin_epoch_check(struct rmawin_win *win, u32 target);
+int rmawin_flush_check(struct rmawin_ep *ep, const struct rmawin_op_desc *op,
+		       struct rmawin_win **win);
 void rmawin_lock_recv(struct rmawin_peer *peer, u8 type, u32 win_id,
 		      const void *payload, u16 len);
 
@@ -622,6 +628,14 @@ static inline bool rmawin_op_is_acc(u8 opcode)
 {
 	return opcode >= RMAWIN_OP_ACC && opcode <= RMAWIN_OP_CAS;
 }
+
+/* ring.c: the mmap offset of the rings (windows' start at 1 << 32) */
+#define RMAWIN_RING_MMAP_OFFSET	0
+int rmawin_ioctl_ring_setup(struct rmawin_ep *ep, void *arg);
+int rmawin_ioctl_ring_enter(struct rmawin_ep *ep, void *arg);
+int rmawin_ring_mmap(struct rmawin_ep *ep, struct vm_area_struct *vma);
+void rmawin_ring_stop(struct rmawin_ep *ep);
+void rmawin_ring_destroy(struct rmawin_ep *ep);
 
 /* sync.c */
 int rmawin_ioctl_fence(struct rmawin_ep *ep, void *arg);

@@ -171,6 +171,9 @@ int rmawin_ep_open(const struct rmawin_ep_attr *attr, struct rmawin_ep **epp)
 		if (ret)
 			goto err_close_fd;
 	}
+	ret = rmawin__ring_setup(ep);
+	if (ret)
+		goto err_close_fd;
 
 	*epp = ep;
 	return 0;
@@ -268,6 +271,7 @@ int rmawin_ep_close(struct rmawin_ep *ep)
 	if (!ep)
 		return -EINVAL;
 	/* Closing the file releases everything the kernel holds for it. */
+	rmawin__ring_free(ep);
 	close(ep->fd);
 	free(ep->addrs);
 	free(ep);
@@ -287,12 +291,6 @@ int rmawin_nranks(const struct rmawin_ep *ep)
 int rmawin_ep_fd(const struct rmawin_ep *ep)
 {
 	return ep ? ep->fd : -EINVAL;
-}
-
-/* The ring does not exist yet: every operation is an ioctl. */
-int rmawin_ep_ring_active(const struct rmawin_ep *ep)
-{
-	return ep ? 0 : -EINVAL;
 }
 
 int rmawin_barrier(struct rmawin_ep *ep)

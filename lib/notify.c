@@ -12,7 +12,6 @@ int rmawin_put_notify(struct rmawin_win *win, const void *origin, size_t len, in
 		      size_t target_disp, uint32_t tag)
 {
 	struct rmawin_op_desc d;
-	struct rmawin_rma r;
 
 	if (!win || target < 0 || (!origin && len))
 		return -EINVAL;
@@ -24,11 +23,7 @@ int rmawin_put_notify(struct rmawin_win *win, const void *origin, size_t len, in
 	d.origin = (uintptr_t)origin;
 	d.len = len;
 	d.target_disp = target_disp;
-	memset(&r, 0, sizeof(r));
-	r.ops_ptr = (uintptr_t)&d;
-	r.nops = 1;
-	r.op_size = sizeof(d);
-	return rmawin__ioctl_struct(win->ep->fd, RMAWIN_IOC_RMA, &r);
+	return rmawin__submit(win->ep, &d);
 }
 
 int rmawin_notify_wait(struct rmawin_win *win, struct rmawin_notification *n, int timeout_ms)

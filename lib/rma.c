@@ -1,18 +1,45 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later OR MIT
 /*
  * Communication: put, get and the accumulate family.  Nonblocking; each
- * completes at the next synchronization.  Each call is a one-operation
- * batch of RMAWIN_IOC_RMA.
+ * completes at the next synchronization.  Each call is one descriptor,
+ * through the mmap'd ring when the endpoint has one and the operation
+ * needs no pinning, else a one-operation batch of RMAWIN_IOC_RMA.
  */
 #include <errno.h>
 #include <string.h>
 
 #include "rmawin_priv.h"
 
+static int rmawin_ring_takes(const struct rmawin_op_desc *op)
+{
+	switch (op->opcode) {
+	case RMAWIN_OP_PUT:
+	case RMAWIN_OP_GET:
+	case RMAWIN_OP_PUT_NOTIFY:
+		/* larger ones may need pinning, which is the ioctl's job */
+		return op->len <= RMAWIN_RING_COPY_MAX;
+	default:
+		return 1;
+	}
+}
+
+int rmawin__submit(struct rmawin_ep *ep, struct rmawin_op_desc *op)
+{
+	struct rmawin_rma r;
+	int res;
+
+	if (ep->ring && rmawin_ring_takes(op) && rmawin__ring_run(ep, op, &res))
+		return res;
+	memset(&r, 0, sizeof(r));
+	r.ops_ptr = (uintptr_t)op;
+	r.nops = 1;
+	r.op_size = sizeof(*op);
+	return rmawin__ioctl_struct(ep->fd, RMAWIN_IOC_RMA, &r);
+}
+
 static int rmawin_rma_one(struct rmawin_win *win, uint8_t opcode, const void *origin,
 			  size_t len, int target, size_t target_disp)
 {
-	struct rmawin_rma r;
 	struct rmawin_op_desc op;
 
 	if (!win || target < 0 || (!origin && len))
@@ -24,11 +51,7 @@ static int rmawin_rma_one(struct rmawin_win *win, uint8_t opcode, const void *or
 	op.origin = (uintptr_t)origin;
 	op.len = len;
 	op.target_disp = target_disp;
-	memset(&r, 0, sizeof(r));
-	r.ops_ptr = (uintptr_t)&op;
-	r.nops = 1;
-	r.op_size = sizeof(op);
-	return rmawin__ioctl_struct(win->ep->fd, RMAWIN_IOC_RMA, &r);
+	return rmawin__submit(win->ep, &op);
 }
 
 int rmawin_put(struct rmawin_win *win, const void *origin, size_t len, int target,
@@ -63,7 +86,6 @@ static int rmawin_acc_one(struct rmawin_win *win, uint8_t opcode, const void *or
 			  int target, size_t target_disp, enum rmawin_op op)
 {
 	struct rmawin_op_desc d;
-	struct rmawin_rma r;
 
 	if (!win || target < 0 || !rmawin_type_size(type) || (unsigned int)op > 255)
 		return -EINVAL;
@@ -78,11 +100,7 @@ static int rmawin_acc_one(struct rmawin_win *win, uint8_t opcode, const void *or
 	d.target_disp = target_disp;
 	d.result = (uintptr_t)result;
 	d.compare = (uintptr_t)compare;
-	memset(&r, 0, sizeof(r));
-	r.ops_ptr = (uintptr_t)&d;
-	r.nops = 1;
-	r.op_size = sizeof(d);
-	return rmawin__ioctl_struct(win->ep->fd, RMAWIN_IOC_RMA, &r);
+	return rmawin__submit(win->ep, &d);
 }
 
 int rmawin_accumulate(struct rmawin_win *win, const void *origin, size_t count,

@@ -27,6 +27,7 @@
  * @ibdev: name of the RDMA device it is bound to
  * @addrs: @nranks parsed listen addresses indexed by rank, or NULL when none
  *	were given (a group of one)
+ * @ring: the mmap'd rings (ring.c), or NULL: every call is an ioctl
  */
 struct rmawin_ep {
 	int fd;
@@ -36,6 +37,7 @@ struct rmawin_ep {
 	unsigned int timeout_ms;
 	char ibdev[RMAWIN_DEVNAME_MAX];
 	struct sockaddr_storage *addrs;
+	struct rmawin__ring *ring;
 };
 
 /**
@@ -69,6 +71,14 @@ int rmawin__ioctl(int fd, unsigned long request, void *arg, uint32_t size);
  */
 #define rmawin__ioctl_struct(fd, request, s) \
 	rmawin__ioctl((fd), (request), (s), sizeof(*(s)))
+
+/* ring.c */
+int rmawin__ring_setup(struct rmawin_ep *ep);
+void rmawin__ring_free(struct rmawin_ep *ep);
+int rmawin__ring_run(struct rmawin_ep *ep, struct rmawin_op_desc *op, int *res);
+
+/* rma.c: one operation, through the ring when it can take it, else by ioctl */
+int rmawin__submit(struct rmawin_ep *ep, struct rmawin_op_desc *op);
 
 /* env.c */
 int rmawin__parse_int(const char *s, int *val);

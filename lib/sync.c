@@ -139,14 +139,31 @@ int rmawin_unlock_all(struct rmawin_win *win)
 	return rmawin_passive(win, RMAWIN_IOC_UNLOCK, RMAWIN_ALL_RANKS, 0);
 }
 
+/* Through the ring (RMAWIN_OP_FLUSH) when there is one: no system call. */
+static int rmawin_flush_target(struct rmawin_win *win, uint32_t target)
+{
+	struct rmawin_op_desc op;
+	int res;
+
+	if (win && win->ep->ring) {
+		memset(&op, 0, sizeof(op));
+		op.opcode = RMAWIN_OP_FLUSH;
+		op.win = win->id;
+		op.target = target;
+		if (rmawin__ring_run(win->ep, &op, &res))
+			return res;
+	}
+	return rmawin_passive(win, RMAWIN_IOC_FLUSH, target, 0);
+}
+
 int rmawin_flush(struct rmawin_win *win, int target)
 {
-	return rmawin_passive(win, RMAWIN_IOC_FLUSH, rmawin_rank_arg(target), 0);
+	return rmawin_flush_target(win, rmawin_rank_arg(target));
 }
 
 int rmawin_flush_all(struct rmawin_win *win)
 {
-	return rmawin_passive(win, RMAWIN_IOC_FLUSH, RMAWIN_ALL_RANKS, 0);
+	return rmawin_flush_target(win, RMAWIN_ALL_RANKS);
 }
 
 /*

@@ -181,16 +181,16 @@ int rmawin_rank(const struct rmawin_ep *ep);
 int rmawin_nranks(const struct rmawin_ep *ep);
 
 /**
- * rmawin_ep_ring_active() - whether the endpoint submits through the ring
+ * rmawin_ep_ring_active() - does the endpoint use the zero-syscall ring?
  * @ep: the endpoint
  *
- * Operations go either through the mmap'd submission ring (the zero-syscall
- * path) or one ioctl per call; RMAWIN_EP_NO_RING (RMAWIN_NO_RING=1) forces
- * the ioctl path, and a module without the ring leaves it the only one.
- * Benchmarks report which path they measured with this.
+ * With a ring, put and get of up to RMAWIN_RING_COPY_MAX bytes, the
+ * accumulate family and the flushes go through memory shared with the
+ * kernel's poller thread, with no system call while the poller is awake;
+ * everything else is an ioctl.  RMAWIN_EP_NO_RING, RMAWIN_NO_RING=1 in the
+ * environment, or a kernel without RMAWIN_FEAT_RING mean no ring.
  *
- * Return: 1 if the ring is in use, 0 if every call is an ioctl, -EINVAL for
- * NULL.
+ * Return: 1 if it does, 0 if not, -EINVAL for NULL.
  */
 int rmawin_ep_ring_active(const struct rmawin_ep *ep);
 
@@ -624,6 +624,17 @@ int rmawin_notify_wait(struct rmawin_win *win, struct rmawin_notification *n, in
  * Return: the descriptor, or -EINVAL for NULL.
  */
 int rmawin_ep_fd(const struct rmawin_ep *ep);
+
+/**
+ * rmawin_ep_ring_wakeups() - doorbells rung on the endpoint's ring
+ * @ep: the endpoint
+ *
+ * The ring's only system calls: RMAWIN_IOC_RING_ENTER, made when the
+ * poller had gone to sleep after its idle time.
+ *
+ * Return: how many so far (0 without a ring).
+ */
+unsigned long rmawin_ep_ring_wakeups(const struct rmawin_ep *ep);
 
 #ifdef __cplusplus
 }

@@ -215,8 +215,10 @@ test_forward_term() {
 }
 
 test_forward_int_once() {
-	start_bg -n 2 -- sh -c 'n=0; trap "n=\$((n + 1))" INT; echo ready
-		sleep 1 & wait; wait; echo "INT $n"'
+	# The trap ends the sleep, so a slow signal cannot find the rank gone;
+	# a second, duplicate SIGINT would land in the half second after.
+	start_bg -n 2 -- sh -c 'n=0; trap "n=\$((n + 1)); kill \$! 2>/dev/null" INT
+		echo ready; sleep 30 & wait; wait; sleep 0.5; echo "INT $n"'
 	wait_for_lines "$tmp/out" 2
 	kill -INT "$bg"
 	wait_bg

@@ -45,6 +45,8 @@
  * @RMAWIN_CMD_COMPLETE: struct rmawin_pscw
  * @RMAWIN_CMD_WAIT: struct rmawin_pscw
  * @RMAWIN_CMD_NOTIFY_WAIT: struct rmawin_notify_wait
+ * @RMAWIN_CMD_RING_SETUP: struct rmawin_ring_setup
+ * @RMAWIN_CMD_RING_ENTER: struct rmawin_ring_enter
  * @RMAWIN_CMD_LAST: first unused number
  */
 enum rmawin_ioc_nr {
@@ -64,6 +66,8 @@ enum rmawin_ioc_nr {
 	RMAWIN_CMD_COMPLETE,
 	RMAWIN_CMD_WAIT,
 	RMAWIN_CMD_NOTIFY_WAIT,
+	RMAWIN_CMD_RING_SETUP,
+	RMAWIN_CMD_RING_ENTER,
 	RMAWIN_CMD_LAST,
 };
 
@@ -91,6 +95,8 @@ enum rmawin_ioc_nr {
 #define RMAWIN_FEAT_PSCW	_BITULL(5)
 /* notified put: RMAWIN_OP_PUT_NOTIFY, NOTIFY_WAIT, poll() on the endpoint */
 #define RMAWIN_FEAT_NOTIFY	_BITULL(6)
+/* mmap'd submission and completion rings, a kernel poller, RMAWIN_OP_FLUSH */
+#define RMAWIN_FEAT_RING	_BITULL(7)
 
 /**
  * enum rmawin_port_state - state of an RDMA port, as the kernel's ib_port_state
@@ -342,6 +348,9 @@ struct rmawin_win_free {
  *	*@origin; the previous value to @result
  * @RMAWIN_OP_PUT_NOTIFY: a put, then a notification (source, @tag,
  *	target_disp, len) queued at the target once the data is visible
+ * @RMAWIN_OP_FLUSH: rmawin_flush(): complete every operation issued on
+ *	the window (@target: a locked rank, or RMAWIN_ALL_RANKS with any
+ *	lock held; -ENOLCK otherwise); every other field zero
  * @RMAWIN_OP_LAST: first unused opcode
  *
  * The accumulate family (ACC to CAS) is applied by the target's kernel,
@@ -356,6 +365,7 @@ enum rmawin_opcode {
 	RMAWIN_OP_FETCH_OP,
 	RMAWIN_OP_CAS,
 	RMAWIN_OP_PUT_NOTIFY,
+	RMAWIN_OP_FLUSH,
 	RMAWIN_OP_LAST,
 };
 
@@ -436,10 +446,14 @@ enum rmawin_datatype {
  *	the target's previous values; else 0
  * @compare: CAS: user address of the element to compare with; else 0
  * @reserved: zero
+ * @user_data: anything; the ring copies it into the operation's
+ *	completion entry (RMAWIN_IOC_RMA ignores it)
  *
  * Operations are nonblocking: they complete at the window's next
  * synchronization (fence).  Until then the origin buffer must not be
- * changed (put) or read (get), as in MPI.
+ * changed (put) or read (get), as in MPI.  The same descriptor goes into
+ * an RMAWIN_IOC_RMA batch or a submission ring entry, and both run the
+ * same kernel code.
  */
 struct rmawin_op_desc {
 	__u8 opcode;
@@ -455,7 +469,11 @@ struct rmawin_op_desc {
 	__u64 result;
 	__u64 compare;
 	__u64 reserved;
+	__u64 user_data;
 };
+
+/* sizeof(struct rmawin_op_desc) before @user_data: RMAWIN_IOC_RMA still takes it */
+#define RMAWIN_OP_DESC_SIZE_VER0	72
 
 /**
  * struct rmawin_rma - RMAWIN_IOC_RMA: issue a batch of operations
@@ -627,5 +645,124 @@ struct rmawin_notify_wait {
 };
 
 #define RMAWIN_IOC_NOTIFY_WAIT	_IO(RMAWIN_IOC_TYPE, RMAWIN_CMD_NOTIFY_WAIT)
+
+/**
+ * struct rmawin_ring_offsets - where each part of the ring mapping is
+ * @sq_head: __u32 the kernel advances past each entry it has consumed
+ * @sq_tail: __u32 userspace advances (store-release) past each entry it
+ *	has written
+ * @sq_flags: __u32, RMAWIN_SQ_NEED_WAKEUP and RMAWIN_SQ_DEAD
+ * @sqes: the descriptor array, sq_entries struct rmawin_op_desc; entry
+ *	i of the ring is sqes[i & (sq_entries - 1)]
+ * @cq_head: __u32 userspace advances past each completion it has read
+ * @cq_tail: __u32 the kernel advances (store-release) past each one it
+ *	has written
+ * @cqes: cq_entries struct rmawin_cqe
+ * @reserved: zero
+ *
+ * Byte offsets into the mapping; heads and tails are free-running
+ * counters, each on its own cache line.
+ */
+struct rmawin_ring_offsets {
+	__u32 sq_head;
+	__u32 sq_tail;
+	__u32 sq_flags;
+	__u32 sqes;
+	__u32 cq_head;
+	__u32 cq_tail;
+	__u32 cqes;
+	__u32 reserved;
+};
+
+/* Puts and gets up to this many bytes are copied, so the ring takes any origin. */
+#define RMAWIN_RING_COPY_MAX	8192
+
+/* sq_flags: the poller sleeps; ring RMAWIN_IOC_RING_ENTER to wake it */
+#define RMAWIN_SQ_NEED_WAKEUP	0x1U
+/* sq_flags: the poller is gone for good (device removed): use the ioctls */
+#define RMAWIN_SQ_DEAD		0x2U
+
+/**
+ * struct rmawin_cqe - one completion
+ * @user_data: the submission's &rmawin_op_desc.user_data
+ * @res: what RMAWIN_IOC_RMA would have returned for the operation alone:
+ *	0 or a negative errno
+ * @flags: RMAWIN_CQE_F_RING: the submission ring itself was bad (a tail
+ *	more than sq_entries ahead of the head); every entry up to that tail
+ *	was dropped, @user_data is 0
+ */
+struct rmawin_cqe {
+	__u64 user_data;
+	__s32 res;
+	__u32 flags;
+};
+
+#define RMAWIN_CQE_F_RING	0x1U
+
+/**
+ * struct rmawin_ring_setup - RMAWIN_IOC_RING_SETUP: the zero-syscall path
+ * @size: sizeof(struct rmawin_ring_setup) as userspace knows it
+ * @flags: must be 0
+ * @sq_entries: in: submission entries, a power of two up to 4096, or 0
+ *	for 256; out: the number
+ * @cq_entries: out: completion entries, twice @sq_entries
+ * @idle_us: in: how long the poller spins with nothing to do before it
+ *	sleeps, 1..1000000 us, or 0 for 200 us; out: the value
+ * @reserved: zero
+ * @mmap_offset: out: mmap(MAP_SHARED) the endpoint's file here...
+ * @mmap_len: out: ...this many bytes
+ * @off: out: the layout of the mapping
+ *
+ * Needs a joined group; once per endpoint.  Starts a kernel thread,
+ * "rmawin_poll/<endpoint id>", that consumes the submission ring while
+ * there is work and, after @idle_us without any, sets
+ * RMAWIN_SQ_NEED_WAKEUP and sleeps.  A submitter publishes its tail,
+ * then issues a full memory barrier, then reads sq_flags: if the flag is
+ * set it calls RMAWIN_IOC_RING_ENTER with RMAWIN_ENTER_WAKEUP.  (The
+ * poller sets the flag, issues a full barrier, and reads the tail once
+ * more before it sleeps, so one of the two sees the other.)
+ *
+ * The poller never pins memory: a put or get of more than 8 KiB through
+ * the ring must use an origin range the endpoint already holds pinned (its
+ * registration cache, filled by earlier RMAWIN_IOC_RMA transfers), else
+ * it completes with -EFAULT.  Smaller transfers are copied through the
+ * group's registered bounce buffers.  The poller exits with the endpoint
+ * or its device.
+ *
+ * Return: 0; -EINVAL for flags, reserved, @sq_entries or @idle_us;
+ * -ENOTCONN before GROUP_JOIN; -EBUSY if the ring exists; -ENODEV if the
+ * device was removed; -ENOMEM.
+ */
+struct rmawin_ring_setup {
+	__u32 size;
+	__u32 flags;
+	__u32 sq_entries;
+	__u32 cq_entries;
+	__u32 idle_us;
+	__u32 reserved;
+	__u64 mmap_offset;
+	__u64 mmap_len;
+	struct rmawin_ring_offsets off;
+};
+
+#define RMAWIN_IOC_RING_SETUP	_IO(RMAWIN_IOC_TYPE, RMAWIN_CMD_RING_SETUP)
+
+/* RMAWIN_IOC_RING_ENTER flags: wake the poller */
+#define RMAWIN_ENTER_WAKEUP	0x1U
+
+/**
+ * struct rmawin_ring_enter - RMAWIN_IOC_RING_ENTER: the doorbell
+ * @size: sizeof(struct rmawin_ring_enter) as userspace knows it
+ * @flags: RMAWIN_ENTER_WAKEUP
+ *
+ * Return: 0; -EINVAL for unknown flags; -ENXIO without a ring; -ENODEV if
+ * the poller is gone with the device.
+ */
+struct rmawin_ring_enter {
+	__u32 size;
+	__u32 flags;
+};
+
+#define RMAWIN_IOC_RING_ENTER	_IO(RMAWIN_IOC_TYPE, RMAWIN_CMD_RING_ENTER)
 
 #endif /* _UAPI_LINUX_RMAWIN_H */

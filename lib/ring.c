@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later OR MIT
+/*
+ * The zero-syscall path: operations go into the endpoint's mmap'd
+ * submission ring, the kernel's poller runs them, and their results come
+ * back in the completion ring.  A call waits for its own completion by
+ * spinning on the completion tail, so every function keeps the ioctl
+ * path's meaning exactly (errors included); the only system call is the
+ * doorbell that wakes a poller which went to sleep after its idle time.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/ioctl.h>
+
+#include "rmawin_priv.h"
+
+struct rmawin__ring {
+	void *map;
+	size_t map_len;
+	uint32_t *sq_head;
+	uint32_t *sq_tail;
+	uint32_t *sq_flags;
+	uint32_t *cq_head;
+	uint32_t *cq_tail;
+	struct rmawin_op_desc *sqes;
+	struct rmawin_cqe *cqes;
+	uint32_t sq_entries;
+	uint32_t cq_entries;
+	uint32_t tail;		/* our copy of the submission tail */
+	uint32_t chead;		/* our copy of the completion head */
+	int busy;		/* one submitter at a time */
+	int dead;		/* the poller is gone: everything by ioctl */
+	unsigned long wakeups;	/* doorbells rung */
+};
+
+static int rmawin_no_ring_env(void)
+{
+	const char *v = getenv("RMAWIN_NO_RING");
+
+	return v && *v && strcmp(v, "0");
+}
+
+/**
+ * rmawin__ring_setup() - set up the endpoint's rings, if it may have them
+ * @ep: an endpoint in its group
+ *
+ * Not having a ring is not an error: RMAWIN_EP_NO_RING, RMAWIN_NO_RING=1
+ * or a kernel without it leave @ep->ring NULL and every call an ioctl.
+ *
+ * Return: 0, or a negative errno for a failure that is not "no ring".
+ */
+int rmawin__ring_setup(struct rmawin_ep *ep)
+{
+	struct rmawin_ring_setup s;
+	struct rmawin__ring *r;
+	char *m;
+	int ret;
+
+	if ((ep->flags & RMAWIN_EP_NO_RING) || rmawin_no_ring_env())
+		return 0;
+	memset(&s, 0, sizeof(s));
+	ret = rmawin__ioctl_struct(ep->fd, RMAWIN_IOC_RING_SETUP, &s);
+	if (ret == -ENOTTY || ret == -ENOTCONN)
+		return 0;	/* an older kernel; a group of one without join */
+	if (ret)
+		return ret;
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	m = mmap(NULL, s.mmap_len, PROT_READ | PROT_WRITE, MAP_SHARED, ep->fd,
+		 (off_t)s.mmap_offset);
+	if (m == MAP_FAILED) {
+		free(r);
+		return -errno;
+	}
+	r->map = m;
+	r->map_len = s.mmap_len;
+	r->sq_head = (uint32_t *)(m + s.off.sq_head);
+	r->sq_tail = (uint32_t *)(m + s.off.sq_tail);
+	r->sq_flags = (uint32_t *)(m + s.off.sq_flags);
+	r->cq_head = (uint32_t *)(m + s.off.cq_head);
+	r->cq_tail = (uint32_t *)(m + s.off.cq_tail);
+	r->sqes = (struct rmawin_op_desc *)(m + s.off.sqes);
+	r->cqes = (struct rmawin_cqe *)(m + s.off.cqes);
+	r->sq_entries = s.sq_entries;
+	r->cq_entries = s.cq_entries;
+	r->tail = *r->sq_tail;
+	r->chead = *r->cq_head;
+	ep->ring = r;
+	return 0;
+}
+
+void rmawin__ring_free(struct rmawin_ep *ep)
+{
+	if (!ep->ring)
+		return;
+	munmap(ep->ring->map, ep->ring->map_len);
+	free(ep->ring);
+	ep->ring = NULL;
+}
+
+static inline void rmawin_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#else
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+#endif
+}
+
+static void rmawin_ring_wake(struct rmawin_ep *ep)
+{
+	struct rmawin_ring_enter e = { .flags = RMAWIN_ENTER_WAKEUP };
+
+	ep->ring->wakeups++;
+	if (rmawin__ioctl_struct(ep->fd, RMAWIN_IOC_RING_ENTER, &e) == -ENODEV)
+		ep->ring->dead = 1;
+}
+
+/*
+ * Wait for the completion of submission @seq.  Return: 1 with *res set, or
+ * 0 if the poller died before it took the submission (run it by ioctl).
+ */
+static int rmawin_ring_wait(struct rmawin_ep *ep, uint32_t seq, int *res)
+{
+	struct rmawin__ring *r = ep->ring;
+	struct rmawin_cqe *cqe;
+	uint32_t flags;
+
+	for (;;) {
+		/* pairs with the kernel's store-release of the tail */
+		while (__atomic_load_n(r->cq_tail, __ATOMIC_ACQUIRE) != r->chead) {
+			cqe = &r->cqes[r->chead & (r->cq_entries - 1)];
+			r->chead++;
+			__atomic_store_n(r->cq_head, r->chead, __ATOMIC_RELEASE);
+			if (cqe->flags & RMAWIN_CQE_F_RING) {
+				/* the kernel dropped the ring: we never write one like that */
+				*res = -EIO;
+				return 1;
+			}
+			if (cqe->user_data == seq) {
+				*res = cqe->res;
+				return 1;
+			}
+		}
+		flags = __atomic_load_n(r->sq_flags, __ATOMIC_ACQUIRE);
+		if (flags & RMAWIN_SQ_DEAD) {
+			r->dead = 1;
+			/* consumed submissions always get their completion first */
+			if (__atomic_load_n(r->sq_head, __ATOMIC_ACQUIRE) != r->tail)
+				return 0;
+			continue;
+		}
+		if (flags & RMAWIN_SQ_NEED_WAKEUP)
+			rmawin_ring_wake(ep);
+		rmawin_cpu_relax();
+	}
+}
+
+/**
+ * rmawin__ring_run() - run one operation through the ring
+ * @ep: the endpoint, with a ring
+ * @op: the descriptor (user_data is overwritten)
+ * @res: out: the operation's result, as RMAWIN_IOC_RMA would return it
+ *
+ * Return: 1 if the ring ran it; 0 if the ring cannot (busy in another
+ * thread, or its poller gone): the caller uses the ioctl.
+ */
+int rmawin__ring_run(struct rmawin_ep *ep, struct rmawin_op_desc *op, int *res)
+{
+	struct rmawin__ring *r = ep->ring;
+	uint32_t seq;
+	int done;
+
+	if (r->dead || __atomic_exchange_n(&r->busy, 1, __ATOMIC_ACQUIRE))
+		return 0;
+	seq = r->tail;
+	op->user_data = seq;
+	r->sqes[seq & (r->sq_entries - 1)] = *op;
+	r->tail = seq + 1;
+	/* the entry before the tail that publishes it */
+	__atomic_store_n(r->sq_tail, r->tail, __ATOMIC_RELEASE);
+	/* tail, full barrier, flag: pairs with the poller's flag, barrier, tail */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (__atomic_load_n(r->sq_flags, __ATOMIC_RELAXED) & RMAWIN_SQ_NEED_WAKEUP)
+		rmawin_ring_wake(ep);
+	done = rmawin_ring_wait(ep, seq, res);
+	__atomic_store_n(&r->busy, 0, __ATOMIC_RELEASE);
+	return done;
+}
+
+/* Doorbells rung so far: the NEED_WAKEUP protocol's only system calls. */
+unsigned long rmawin_ep_ring_wakeups(const struct rmawin_ep *ep)
+{
+	return ep && ep->ring ? ep->ring->wakeups : 0;
+}
+
+int rmawin_ep_ring_active(const struct rmawin_ep *ep)
+{
+	if (!ep)
+		return -EINVAL;
+	return ep->ring && !ep->ring->dead;
+}

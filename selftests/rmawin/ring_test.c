@@ -1,0 +1,479 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The zero-syscall path, driven by hand through the raw ABI: setup
+ * validation; hostile ring contents (garbage tail, unknown opcode, other
+ * endpoints' handles, unregistered or unmapped memory, bad fields) give
+ * error completions and leave the ring working; data put through the ring
+ * lands; the poller sleeps after its idle time (and then uses no CPU),
+ * wakes on the doorbell, and is gone after close, after SIGKILL of its
+ * owner and after `rdma link del` of its device.
+ */
+#include <dirent.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+
+#include "rmawin_test.h"
+
+#define POLL_PREFIX	"rmawin_poll/"
+
+/* A descriptor literal in `op` */
+#define OP(...) (op = (struct rmawin_op_desc){ __VA_ARGS__ }, &op)
+
+struct raw_ring {
+	int fd;
+	struct rmawin_ring_setup s;
+	char *m;
+	uint32_t *sq_head, *sq_tail, *sq_flags, *cq_head, *cq_tail;
+	struct rmawin_op_desc *sqes;
+	struct rmawin_cqe *cqes;
+	unsigned int wakeups;
+};
+
+static int ring_setup_raw(int fd, struct rmawin_ring_setup *s, uint32_t entries, uint32_t idle)
+{
+	memset(s, 0, sizeof(*s));
+	s->size = sizeof(*s);
+	s->sq_entries = entries;
+	s->idle_us = idle;
+	return ioctl(fd, RMAWIN_IOC_RING_SETUP, s);
+}
+
+static int ring_enter_raw(int fd, uint32_t flags)
+{
+	struct rmawin_ring_enter e = { .size = sizeof(e), .flags = flags };
+
+	return ioctl(fd, RMAWIN_IOC_RING_ENTER, &e);
+}
+
+/* Set up and map the ring of @fd; 0 or -errno. */
+static int raw_ring_open(struct raw_ring *r, int fd, uint32_t entries, uint32_t idle)
+{
+	memset(r, 0, sizeof(*r));
+	r->fd = fd;
+	if (ring_setup_raw(fd, &r->s, entries, idle))
+		return -errno;
+	r->m = mmap(NULL, r->s.mmap_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		    r->s.mmap_offset);
+	if (r->m == MAP_FAILED)
+		return -errno;
+	r->sq_head = (uint32_t *)(r->m + r->s.off.sq_head);
+	r->sq_tail = (uint32_t *)(r->m + r->s.off.sq_tail);
+	r->sq_flags = (uint32_t *)(r->m + r->s.off.sq_flags);
+	r->cq_head = (uint32_t *)(r->m + r->s.off.cq_head);
+	r->cq_tail = (uint32_t *)(r->m + r->s.off.cq_tail);
+	r->sqes = (struct rmawin_op_desc *)(r->m + r->s.off.sqes);
+	r->cqes = (struct rmawin_cqe *)(r->m + r->s.off.cqes);
+	return 0;
+}
+
+/* Publish a new tail, waking the poller if it sleeps (the NEED_WAKEUP protocol). */
+static void raw_publish(struct raw_ring *r, uint32_t tail)
+{
+	__atomic_store_n(r->sq_tail, tail, __ATOMIC_RELEASE);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (__atomic_load_n(r->sq_flags, __ATOMIC_RELAXED) & RMAWIN_SQ_NEED_WAKEUP) {
+		r->wakeups++;
+		ring_enter_raw(r->fd, RMAWIN_ENTER_WAKEUP);
+	}
+}
+
+/* Wait up to 10 s for the next completion; 0 and *cqe, or -ETIMEDOUT. */
+static int raw_reap(struct raw_ring *r, struct rmawin_cqe *cqe)
+{
+	uint32_t head = *r->cq_head;
+	int i;
+
+	for (i = 0; i < 100000; i++) {
+		if (__atomic_load_n(r->cq_tail, __ATOMIC_ACQUIRE) != head) {
+			*cqe = r->cqes[head & (r->s.cq_entries - 1)];
+			__atomic_store_n(r->cq_head, head + 1, __ATOMIC_RELEASE);
+			return 0;
+		}
+		if (__atomic_load_n(r->sq_flags, __ATOMIC_RELAXED) & RMAWIN_SQ_NEED_WAKEUP)
+			ring_enter_raw(r->fd, RMAWIN_ENTER_WAKEUP);
+		usleep(100);
+	}
+	return -ETIMEDOUT;
+}
+
+/* Submit one descriptor and return its completion's result (or -ETIMEDOUT). */
+static int raw_run(struct raw_ring *r, struct rmawin_op_desc *op, uint64_t user_data)
+{
+	uint32_t tail = *r->sq_tail;
+	struct rmawin_cqe cqe;
+
+	op->user_data = user_data;
+	r->sqes[tail & (r->s.sq_entries - 1)] = *op;
+	raw_publish(r, tail + 1);
+	if (raw_reap(r, &cqe))
+		return -ETIMEDOUT;
+	if (cqe.user_data != user_data || cqe.flags)
+		return -EPROTO;
+	return cqe.res;
+}
+
+/* Poller threads now: their count, and the pid of the last one seen. */
+static int pollers(pid_t *pid)
+{
+	struct dirent *d;
+	char path[300], comm[64];
+	DIR *dir = opendir("/proc");
+	int n = 0;
+	FILE *f;
+
+	while (dir && (d = readdir(dir))) {
+		if (d->d_name[0] < '0' || d->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/comm", d->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fgets(comm, sizeof(comm), f) && !strncmp(comm, POLL_PREFIX, strlen(POLL_PREFIX))) {
+			n++;
+			if (pid)
+				*pid = atoi(d->d_name);
+		}
+		fclose(f);
+	}
+	if (dir)
+		closedir(dir);
+	return n;
+}
+
+/* Wait up to 5 s for the number of pollers to become @n. */
+static int pollers_become(int n)
+{
+	int i;
+
+	for (i = 0; i < 500 && pollers(NULL) != n; i++)
+		usleep(10000);
+	return pollers(NULL);
+}
+
+/* State letter and utime + stime (ticks) of a task. */
+static int task_stat(pid_t pid, char *state, unsigned long long *ticks)
+{
+	char path[64], buf[512], *p;
+	unsigned long long ut, st;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	p = fgets(buf, sizeof(buf), f);
+	fclose(f);
+	p = p ? strrchr(buf, ')') : NULL;
+	/* ") S ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime stime" */
+	if (!p || sscanf(p + 2, "%c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu",
+			 state, &ut, &st) != 3)
+		return -1;
+	*ticks = ut + st;
+	return 0;
+}
+
+static int open_one(int port, unsigned int flags, struct rmawin_ep **ep)
+{
+	char addr[96];
+	const char *addrs[1] = { addr };
+	struct rmawin_ep_attr attr = { .rank = 0, .nranks = 1, .addrs = addrs,
+				       .flags = flags, .timeout_ms = 30000 };
+
+	snprintf(addr, sizeof(addr), "%s:%d", rmawin_test_ip(), port);
+	return rmawin_ep_open(&attr, ep);
+}
+
+TEST(setup_validation)
+{
+	struct rmawin_ring_setup s;
+	struct rmawin_ep *ep;
+	struct raw_ring r;
+	int fd, raw;
+	void *m;
+
+	/* before GROUP_JOIN */
+	raw = open(RMAWIN_DEV_PATH, O_RDWR);
+	ASSERT_LE(0, raw);
+	EXPECT_ERRNO(ENOTCONN, ring_setup_raw(raw, &s, 0, 0));
+	EXPECT_ERRNO(ENXIO, ring_enter_raw(raw, RMAWIN_ENTER_WAKEUP));
+	close(raw);
+
+	ASSERT_EQ(0, open_one(26000, RMAWIN_EP_NO_RING, &ep));
+	fd = rmawin_ep_fd(ep);
+	EXPECT_EQ(0, rmawin_ep_ring_active(ep));
+	EXPECT_ERRNO(ENXIO, ring_enter_raw(fd, RMAWIN_ENTER_WAKEUP));
+	EXPECT_ERRNO(EINVAL, ring_setup_raw(fd, &s, 3, 0));		/* not a power of 2 */
+	EXPECT_ERRNO(EINVAL, ring_setup_raw(fd, &s, 8192, 0));		/* too many */
+	EXPECT_ERRNO(EINVAL, ring_setup_raw(fd, &s, 0, 2000000));	/* idle too long */
+	memset(&s, 0, sizeof(s));
+	s.size = sizeof(s);
+	s.flags = 1;
+	EXPECT_ERRNO(EINVAL, ioctl(fd, RMAWIN_IOC_RING_SETUP, &s));
+	s.flags = 0;
+	s.reserved = 1;
+	EXPECT_ERRNO(EINVAL, ioctl(fd, RMAWIN_IOC_RING_SETUP, &s));
+	s.reserved = 0;
+	s.mmap_offset = 4096;						/* an out field */
+	EXPECT_ERRNO(EINVAL, ioctl(fd, RMAWIN_IOC_RING_SETUP, &s));
+	s.mmap_offset = 0;
+	s.off.cqes = 1;
+	EXPECT_ERRNO(EINVAL, ioctl(fd, RMAWIN_IOC_RING_SETUP, &s));
+	EXPECT_EQ(0, pollers(NULL));
+
+	ASSERT_EQ(0, raw_ring_open(&r, fd, 0, 0));
+	EXPECT_EQ(256, r.s.sq_entries);
+	EXPECT_EQ(512, r.s.cq_entries);
+	EXPECT_EQ(200, r.s.idle_us);
+	EXPECT_EQ(1, pollers(NULL));
+	EXPECT_ERRNO(EBUSY, ring_setup_raw(fd, &s, 0, 0));
+	EXPECT_ERRNO(EINVAL, ring_enter_raw(fd, 0x80));
+	EXPECT_EQ(0, ring_enter_raw(fd, RMAWIN_ENTER_WAKEUP));
+	/* the mapping must be shared and exactly the ring's size */
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, r.s.mmap_len, PROT_READ | PROT_WRITE, MAP_PRIVATE,
+				   fd, r.s.mmap_offset));
+	EXPECT_EQ(EINVAL, errno);
+	m = mmap(NULL, r.s.mmap_len + 4096, PROT_READ, MAP_SHARED, fd, r.s.mmap_offset);
+	EXPECT_EQ(MAP_FAILED, m);
+	EXPECT_EQ(EINVAL, errno);
+	munmap(r.m, r.s.mmap_len);
+	EXPECT_EQ(0, rmawin_ep_close(ep));
+	EXPECT_EQ(0, pollers_become(0));
+	rmawin_test_expect_no_leaks(_metadata);
+}
+
+#define BIG	(64 * 1024)
+
+#define RING_WANT(err, call) do { int _r = (call); if (_r != (err)) { \
+	fprintf(stderr, "%s: %d, want %d\n", #call, _r, (err)); bad = 1; } } while (0)
+
+/* Rank 0's endpoint-local checks: no epoch, and another endpoint's handle. */
+static int hostile_no_epoch(struct raw_ring *r, uint64_t *v)
+{
+	struct rmawin_op_desc op;
+	struct rmawin_win *w1, *w2;
+	struct rmawin_ep *other;
+	uint64_t m[2];
+	int bad = 0;
+
+	RING_WANT(-EPERM, raw_run(r, OP(.opcode = RMAWIN_OP_PUT, .win = 0, .target = 1,
+				       .origin = (uintptr_t)v, .len = 8), 20));
+	RING_WANT(-ENOLCK, raw_run(r, OP(.opcode = RMAWIN_OP_FLUSH, .win = 0, .target = 1), 21));
+	/* window handles count from 0 per endpoint: the other endpoint has a
+	 * window 1, this one has not
+	 */
+	if (open_one(26150, RMAWIN_EP_NO_RING, &other) ||
+	    rmawin_win_create(other, m, 8, 8, 0, &w1) ||
+	    rmawin_win_create(other, m + 1, 8, 8, 0, &w2))
+		return 1;
+	RING_WANT(0, rmawin_lock_all(w2));
+	RING_WANT(-ENOENT, raw_run(r, OP(.opcode = RMAWIN_OP_PUT, .win = 1, .target = 0,
+					.origin = (uintptr_t)v, .len = 8), 22));
+	RING_WANT(0, rmawin_unlock_all(w2));
+	rmawin_win_free(w2);
+	rmawin_win_free(w1);
+	rmawin_ep_close(other);
+	return bad;
+}
+
+/* Rank 0 drives its ring by hand at rank 1's window; rank 1 checks the data. */
+static int hostile_rank(struct rmawin_ep *ep, void *arg)
+{
+	int me = rmawin_rank(ep), bad = 0;
+	uint64_t *win_mem = calloc(1, 2 * BIG), v = 0x1122334455667788ULL;
+	struct rmawin_op_desc op;
+	struct rmawin_win *win;
+	struct raw_ring r;
+	struct rmawin_cqe cqe;
+	char *big = malloc(BIG);
+	uint32_t t;
+
+	(void)arg;
+	if (!win_mem || !big)
+		return 9;
+	memset(big, 0x5a, BIG);
+	RMAWIN_TEST_TRY(1, rmawin_win_create(ep, win_mem, 2 * BIG, 8, 0, &win));
+	RMAWIN_TEST_TRY(2, rmawin_barrier(ep));
+	if (me == 0) {
+		RMAWIN_TEST_TRY(3, raw_ring_open(&r, rmawin_ep_fd(ep), 8, 0));
+		bad |= hostile_no_epoch(&r, &v);
+		RMAWIN_TEST_TRY(4, rmawin_lock_all(win));
+		RING_WANT(-EINVAL, raw_run(&r, OP(.opcode = 99, .win = 0, .target = 1), 1));
+		RING_WANT(-EINVAL, raw_run(&r, OP(.opcode = 0), 2));
+		RING_WANT(-EINVAL, raw_run(&r, OP(.opcode = RMAWIN_OP_PUT, .win = 0, .target = 1,
+						  .origin = (uintptr_t)&v, .len = 8,
+						  .reserved = 1), 3));
+		RING_WANT(-EINVAL, raw_run(&r, OP(.opcode = RMAWIN_OP_PUT, .win = 0, .target = 1,
+						  .origin = (uintptr_t)&v, .len = 8, .flags = 4), 4));
+		RING_WANT(-EINVAL, raw_run(&r, OP(.opcode = RMAWIN_OP_PUT, .win = 0, .target = 9,
+						  .origin = (uintptr_t)&v, .len = 8), 5));
+		RING_WANT(-ERANGE, raw_run(&r, OP(.opcode = RMAWIN_OP_PUT, .win = 0, .target = 1,
+						  .origin = (uintptr_t)&v, .len = 8,
+						  .target_disp = ~0ULL / 4), 6));
+		/* unmapped origin: refused, nothing sent */
+		RING_WANT(-EFAULT, raw_run(&r, OP(.opcode = RMAWIN_OP_PUT, .win = 0, .target = 1,
+						  .origin = 16, .len = 8), 7));
+		/* big and never registered: the poller does not pin */
+		RING_WANT(-EFAULT, raw_run(&r, OP(.opcode = RMAWIN_OP_PUT, .win = 0, .target = 1,
+						  .origin = (uintptr_t)big, .len = BIG,
+						  .target_disp = BIG / 8), 8));
+		RING_WANT(-EINVAL, raw_run(&r, OP(.opcode = RMAWIN_OP_FLUSH, .win = 0, .target = 1,
+						  .len = 8), 10));
+		/* a tail far ahead of the head: one ring error, the ring goes on */
+		t = *r.sq_tail;
+		raw_publish(&r, t + r.s.sq_entries + 7);
+		if (raw_reap(&r, &cqe) || cqe.flags != RMAWIN_CQE_F_RING || cqe.res != -EINVAL) {
+			fprintf(stderr, "garbage tail: flags %u res %d\n", cqe.flags, cqe.res);
+			bad = 1;
+		}
+		/* a good put through the ring */
+		RING_WANT(0, raw_run(&r, OP(.opcode = RMAWIN_OP_PUT, .win = 0, .target = 1,
+					   .origin = (uintptr_t)&v, .len = 8, .target_disp = 3), 11));
+		/* registered by an ioctl-path put first, the big buffer goes through */
+		RING_WANT(0, rmawin_put(win, big, BIG, 1, BIG / 8));
+		RING_WANT(0, rmawin_flush(win, 1));
+		memset(big, 0xa5, BIG);
+		RING_WANT(0, raw_run(&r, OP(.opcode = RMAWIN_OP_PUT, .win = 0, .target = 1,
+					   .origin = (uintptr_t)big, .len = BIG,
+					   .target_disp = BIG / 8), 12));
+		RING_WANT(0, raw_run(&r, OP(.opcode = RMAWIN_OP_FLUSH, .win = 0,
+					   .target = RMAWIN_ALL_RANKS), 13));
+		RMAWIN_TEST_TRY(5, rmawin_unlock_all(win));
+		munmap(r.m, r.s.mmap_len);
+	}
+	RMAWIN_TEST_TRY(6, rmawin_barrier(ep));
+	if (me == 1) {
+		memset(big, 0xa5, BIG);
+		if (win_mem[3] != v || memcmp((char *)win_mem + BIG, big, BIG)) {
+			fprintf(stderr, "rank 1: slot 3 holds %llx, or the big put differs\n",
+				(unsigned long long)win_mem[3]);
+			bad = 1;
+		}
+	}
+	RMAWIN_TEST_TRY(7, rmawin_win_free(win));
+	free(big);
+	free(win_mem);
+	return bad ? 8 : 0;
+}
+
+TEST(hostile_ring_contents)
+{
+	/* the raw ring is rank 0's own: the library must not set one up */
+	setenv("RMAWIN_NO_RING", "1", 1);
+	EXPECT_EQ(2, rmawin_test_run_eps(_metadata, 2, 26100, hostile_rank, NULL, 25));
+	unsetenv("RMAWIN_NO_RING");
+	rmawin_test_expect_no_leaks(_metadata);
+}
+
+TEST(poller_sleeps_when_idle_and_wakes_on_demand)
+{
+	unsigned long long t0, t1;
+	struct rmawin_op_desc op;
+	struct rmawin_ep *ep;
+	struct rmawin_win *win;
+	struct raw_ring r;
+	uint64_t mem[4] = { 0 }, v = 42;
+	pid_t pid = 0;
+	char st;
+
+	ASSERT_EQ(0, open_one(26200, RMAWIN_EP_NO_RING, &ep));
+	ASSERT_EQ(0, rmawin_win_create(ep, mem, sizeof(mem), 8, 0, &win));
+	ASSERT_EQ(0, raw_ring_open(&r, rmawin_ep_fd(ep), 0, 1000));
+	ASSERT_EQ(1, pollers(&pid));
+	/* 1 ms idle time, then asleep: flag set, state S, no CPU over 1 s */
+	usleep(200000);
+	EXPECT_TRUE(*r.sq_flags & RMAWIN_SQ_NEED_WAKEUP);
+	ASSERT_EQ(0, task_stat(pid, &st, &t0));
+	EXPECT_EQ('S', st);
+	sleep(1);
+	ASSERT_EQ(0, task_stat(pid, &st, &t1));
+	EXPECT_EQ('S', st);
+	EXPECT_EQ(t0, t1) TH_LOG("the idle poller used %llu ticks in 1 s", t1 - t0);
+	/* a submission with the flag set rings the doorbell and completes */
+	ASSERT_EQ(0, rmawin_lock_all(win));
+	EXPECT_EQ(0, raw_run(&r, OP(.opcode = RMAWIN_OP_PUT, .win = 0, .target = 0,
+				    .origin = (uintptr_t)&v, .len = 8, .target_disp = 2), 77));
+	EXPECT_EQ(1, r.wakeups);
+	EXPECT_EQ(42, mem[2]);
+	EXPECT_EQ(0, raw_run(&r, OP(.opcode = RMAWIN_OP_FLUSH, .win = 0, .target = 0), 78));
+	ASSERT_EQ(0, rmawin_unlock_all(win));
+	ASSERT_EQ(0, rmawin_win_free(win));
+	munmap(r.m, r.s.mmap_len);
+	EXPECT_EQ(0, rmawin_ep_close(ep));
+	EXPECT_EQ(0, pollers_become(0)) TH_LOG("the poller outlived close()");
+	rmawin_test_expect_no_leaks(_metadata);
+}
+
+TEST(poller_gone_after_sigkill_of_owner)
+{
+	int pfd[2];
+	char c;
+	pid_t child;
+
+	ASSERT_EQ(0, pipe(pfd));
+	child = fork();
+	ASSERT_LE(0, child);
+	if (!child) {
+		struct rmawin_ep *ep;
+
+		if (open_one(26300, 0, &ep) || rmawin_ep_ring_active(ep) != 1)
+			_exit(1);
+		if (write(pfd[1], "r", 1) != 1)
+			_exit(2);
+		pause();
+		_exit(0);
+	}
+	ASSERT_EQ(1, read(pfd[0], &c, 1));
+	EXPECT_EQ(1, pollers(NULL));
+	kill(child, SIGKILL);
+	ASSERT_EQ(child, waitpid(child, NULL, 0));
+	EXPECT_EQ(0, pollers_become(0)) TH_LOG("the poller outlived its SIGKILLed owner");
+	rmawin_test_expect_no_leaks(_metadata);
+}
+
+#define TMP_IBDEV	"rmwring"
+#define TMP_NETDEV	"rmwring0"
+#define TMP_ADDR	"198.19.77.1"
+
+static int sh(const char *cmd)
+{
+	int st = system(cmd);
+
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+TEST(poller_gone_after_rdma_link_del)
+{
+	struct rmawin_ep *ep;
+	struct rmawin_win *win;
+	uint64_t mem = 0, one = 1, old;
+	int ret;
+
+	if (geteuid())
+		SKIP(return, "creating an rxe device needs root");
+	ASSERT_EQ(0, sh("ip link add " TMP_NETDEV " type veth peer name " TMP_NETDEV "p"
+			" && ip link set " TMP_NETDEV "p up && ip link set " TMP_NETDEV " up"
+			" && ip addr add " TMP_ADDR "/24 dev " TMP_NETDEV
+			" && rdma link add " TMP_IBDEV " type rxe netdev " TMP_NETDEV));
+	ret = rmawin_test_open_on(TMP_ADDR, TMP_IBDEV, 0, 1, 26400, 30000, &ep);
+	ASSERT_EQ(0, ret) TH_LOG("open on " TMP_IBDEV ": %s", rmawin_strerror(ret));
+	ASSERT_EQ(1, rmawin_ep_ring_active(ep));
+	ASSERT_EQ(0, rmawin_win_create(ep, &mem, 8, 8, 0, &win));
+	ASSERT_EQ(0, rmawin_lock_all(win));
+	EXPECT_EQ(0, rmawin_fetch_and_op(win, &one, &old, RMAWIN_UINT64, 0, 0, RMAWIN_SUM));
+	EXPECT_EQ(0, rmawin_flush_all(win));
+	EXPECT_EQ(1, mem);
+	EXPECT_EQ(1, pollers(NULL));
+	ASSERT_EQ(0, sh("rdma link del " TMP_IBDEV));
+	EXPECT_EQ(0, pollers_become(0)) TH_LOG("the poller outlived its device");
+	/* the library falls back to the ioctl, which says the device is gone */
+	EXPECT_EQ(-ENODEV, rmawin_fetch_and_op(win, &one, &old, RMAWIN_UINT64, 0, 0,
+					       RMAWIN_SUM));
+	EXPECT_EQ(0, rmawin_ep_ring_active(ep));
+	EXPECT_EQ(-ENODEV, rmawin_flush_all(win));
+	rmawin_win_free(win);
+	EXPECT_EQ(0, rmawin_ep_close(ep));
+	sh("ip link del " TMP_NETDEV " 2>/dev/null");
+	rmawin_test_expect_no_leaks(_metadata);
+}
+
+TEST_HARNESS_MAIN
