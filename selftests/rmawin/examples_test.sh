@@ -5,19 +5,8 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 
-n=0 failed=0
-check() {
-	local desc=$1 out
-	shift
-	n=$((n + 1))
-	if out=$("$@" 2>&1); then
-		echo "ok $n $desc"
-	else
-		echo "not ok $n $desc"
-		failed=1
-	fi
-	sed 's/^/# /' <<<"$out" | tail -n 12
-}
+# shellcheck source=selftests/rmawin/tap.sh
+. selftests/rmawin/tap.sh
 
 echo "TAP version 13"
 echo "1..7"

@@ -1,0 +1,18 @@
+# SPDX-License-Identifier: GPL-2.0
+# Sourced by the scripted tests: TAP lines for commands.
+#   check DESC COMMAND...   runs COMMAND, prints "ok N DESC" or "not ok N DESC"
+#                           and the last 12 lines of its output as comments;
+#                           a failure sets failed=1 (the script's exit status)
+n=0 failed=0
+check() {
+	local desc=$1 out
+	shift
+	n=$((n + 1))
+	if out=$("$@" 2>&1); then
+		echo "ok $n $desc"
+	else
+		echo "not ok $n $desc"
+		failed=1
+	fi
+	sed 's/^/# /' <<<"$out" | tail -n 12
+}
