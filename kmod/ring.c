@@ -30,7 +30,7 @@
 
 #define RMAWIN_RING_DEFAULT_SQ		256
 #define RMAWIN_RING_MAX_SQ		4096
-#define RMAWIN_RING_DEFAULT_IDLE_US	200
+#define RMAWIN_RING_DEFAULT_IDLE_US	1000
 #define RMAWIN_RING_MAX_IDLE_US		1000000
 /* entries per pass under the endpoint's lock, so the owner's ioctls get in */
 #define RMAWIN_RING_BATCH		32
@@ -363,7 +363,12 @@ int rmawin_ring_mmap(struct rmawin_ep *ep, struct vm_area_struct *vma)
 	ring = smp_load_acquire(&ep->ring);
 	if (ring && (vma->vm_flags & VM_SHARED) &&
 	    vma->vm_end - vma->vm_start == ring->len) {
-		vma->vm_flags |= VM_DONTEXPAND | VM_DONTDUMP;
+		/*
+		 * Not inherited by fork(): the poller works in the address
+		 * space of the process that set the ring up, and must never
+		 * be handed addresses of another.
+		 */
+		vma->vm_flags |= VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP;
 		ret = remap_vmalloc_range(vma, ring->mem, 0);
 	}
 	return ret;

@@ -8,6 +8,7 @@
  * doorbell that wakes a poller which went to sleep after its idle time.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -30,8 +31,32 @@ struct rmawin__ring {
 	uint32_t chead;		/* our copy of the completion head */
 	int busy;		/* one submitter at a time */
 	int dead;		/* the poller is gone: everything by ioctl */
+	unsigned long forks;	/* rmawin_forks when it was set up */
 	unsigned long wakeups;	/* doorbells rung */
 };
+
+/*
+ * The poller works in the address space of the process that set the ring
+ * up: a forked child must not hand it addresses of its own, so a ring is
+ * only used by the process (generation of forks) that made it.  Counted in
+ * an atfork handler rather than compared with getpid(), which is a system
+ * call.
+ */
+static unsigned long rmawin_forks;
+static pthread_once_t rmawin_atfork_once = PTHREAD_ONCE_INIT;
+
+static void rmawin_count_fork(void)
+{
+	rmawin_forks++;
+}
+
+static void rmawin_atfork_init(void)
+{
+	pthread_atfork(NULL, NULL, rmawin_count_fork);
+}
+
+/* Spins of a completion wait before the doorbell is rung again, just in case */
+#define RMAWIN_RING_REWAKE_SPINS	(1UL << 20)
 
 static int rmawin_no_ring_env(void)
 {
@@ -58,6 +83,7 @@ int rmawin__ring_setup(struct rmawin_ep *ep)
 
 	if ((ep->flags & RMAWIN_EP_NO_RING) || rmawin_no_ring_env())
 		return 0;
+	pthread_once(&rmawin_atfork_once, rmawin_atfork_init);
 	memset(&s, 0, sizeof(s));
 	ret = rmawin__ioctl_struct(ep->fd, RMAWIN_IOC_RING_SETUP, &s);
 	if (ret == -ENOTTY || ret == -ENOTCONN)
@@ -86,6 +112,7 @@ int rmawin__ring_setup(struct rmawin_ep *ep)
 	r->cq_entries = s.cq_entries;
 	r->tail = *r->sq_tail;
 	r->chead = *r->cq_head;
+	r->forks = rmawin_forks;
 	ep->ring = r;
 	return 0;
 }
@@ -124,6 +151,7 @@ static void rmawin_ring_wake(struct rmawin_ep *ep)
 static int rmawin_ring_wait(struct rmawin_ep *ep, uint32_t seq, int *res)
 {
 	struct rmawin__ring *r = ep->ring;
+	unsigned long spins = 0;
 	struct rmawin_cqe *cqe;
 	uint32_t flags;
 
@@ -151,8 +179,17 @@ static int rmawin_ring_wait(struct rmawin_ep *ep, uint32_t seq, int *res)
 				return 0;
 			continue;
 		}
-		if (flags & RMAWIN_SQ_NEED_WAKEUP)
-			rmawin_ring_wake(ep);
+		/*
+		 * The doorbell at submission suffices: the poller never sleeps
+		 * with work queued.  Ring again only after a long wait with our
+		 * entry still unconsumed, as a safety net.
+		 */
+		if (++spins >= RMAWIN_RING_REWAKE_SPINS) {
+			spins = 0;
+			if ((flags & RMAWIN_SQ_NEED_WAKEUP) &&
+			    __atomic_load_n(r->sq_head, __ATOMIC_ACQUIRE) != r->tail)
+				rmawin_ring_wake(ep);
+		}
 		rmawin_cpu_relax();
 	}
 }
@@ -172,7 +209,8 @@ int rmawin__ring_run(struct rmawin_ep *ep, struct rmawin_op_desc *op, int *res)
 	uint32_t seq;
 	int done;
 
-	if (r->dead || __atomic_exchange_n(&r->busy, 1, __ATOMIC_ACQUIRE))
+	if (r->dead || r->forks != rmawin_forks ||
+	    __atomic_exchange_n(&r->busy, 1, __ATOMIC_ACQUIRE))
 		return 0;
 	seq = r->tail;
 	op->user_data = seq;
@@ -199,5 +237,5 @@ int rmawin_ep_ring_active(const struct rmawin_ep *ep)
 {
 	if (!ep)
 		return -EINVAL;
-	return ep->ring && !ep->ring->dead;
+	return ep->ring && !ep->ring->dead && ep->ring->forks == rmawin_forks;
 }

@@ -223,7 +223,7 @@ TEST(setup_validation)
 	ASSERT_EQ(0, raw_ring_open(&r, fd, 0, 0));
 	EXPECT_EQ(256, r.s.sq_entries);
 	EXPECT_EQ(512, r.s.cq_entries);
-	EXPECT_EQ(200, r.s.idle_us);
+	EXPECT_EQ(1000, r.s.idle_us);
 	EXPECT_EQ(1, pollers(NULL));
 	EXPECT_ERRNO(EBUSY, ring_setup_raw(fd, &s, 0, 0));
 	EXPECT_ERRNO(EINVAL, ring_enter_raw(fd, 0x80));
@@ -428,6 +428,41 @@ TEST(poller_gone_after_sigkill_of_owner)
 	ASSERT_EQ(child, waitpid(child, NULL, 0));
 	EXPECT_EQ(0, pollers_become(0)) TH_LOG("the poller outlived its SIGKILLed owner");
 	rmawin_test_expect_no_leaks(_metadata);
+}
+
+/* Mappings of /dev/rmawin in this process. */
+static int dev_mappings(void)
+{
+	char line[512];
+	FILE *f = fopen("/proc/self/maps", "r");
+	int n = 0;
+
+	while (f && fgets(line, sizeof(line), f))
+		n += strstr(line, RMAWIN_DEV_PATH) != NULL;
+	if (f)
+		fclose(f);
+	return n;
+}
+
+TEST(fork_child_does_not_inherit_the_ring)
+{
+	struct rmawin_ep *ep;
+	pid_t child;
+	int st;
+
+	ASSERT_EQ(0, open_one(26500, 0, &ep));
+	ASSERT_EQ(1, rmawin_ep_ring_active(ep));
+	ASSERT_EQ(1, dev_mappings());
+	child = fork();
+	ASSERT_LE(0, child);
+	if (!child)
+		/* no mapping (VM_DONTCOPY), and the library knows it */
+		_exit(dev_mappings() == 0 && rmawin_ep_ring_active(ep) == 0 ? 0 : 1);
+	ASSERT_EQ(child, waitpid(child, &st, 0));
+	EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	EXPECT_EQ(1, rmawin_ep_ring_active(ep));
+	EXPECT_EQ(0, rmawin_ep_close(ep));
+	EXPECT_EQ(0, pollers_become(0));
 }
 
 #define TMP_IBDEV	"rmwring"

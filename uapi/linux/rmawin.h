@@ -707,7 +707,7 @@ struct rmawin_cqe {
  *	for 256; out: the number
  * @cq_entries: out: completion entries, twice @sq_entries
  * @idle_us: in: how long the poller spins with nothing to do before it
- *	sleeps, 1..1000000 us, or 0 for 200 us; out: the value
+ *	sleeps, 1..1000000 us, or 0 for 1000 us; out: the value
  * @reserved: zero
  * @mmap_offset: out: mmap(MAP_SHARED) the endpoint's file here...
  * @mmap_len: out: ...this many bytes
