@@ -14,7 +14,7 @@ if [[ ! -x $RMARUN ]]; then
 	exit 1
 fi
 
-tmp=$(mktemp -d)
+tmp=$(mktemp -d -t rmarun-test.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 # rmarun's default address depends on these; the tests choose their own.
 unset RMAWIN_VM_ADDRS RMAWIN_VM_NODE
