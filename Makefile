@@ -3,14 +3,15 @@
 # rmawin top-level build.  `make` builds the module (against Debian's
 # packaged kernel, never the running one), the library, the selftests and
 # the tools; `make check` lints, builds and runs the selftests in the VM;
-# `make demo` runs the halo exchange example in the VM.
+# `make demo` runs the halo exchange example in the VM; `make bench` runs the
+# benchmarks beside perftest in the VM.
 
 TOP := $(CURDIR)
 KVER ?= $(shell $(TOP)/tools/kver)
 KDIR ?= /lib/modules/$(KVER)/build
 LINUX_SRC := $(TOP)/build/linux-source-6.1
 
-.PHONY: all deps module lib selftests tools examples lint check demo clean install
+.PHONY: all deps module lib selftests tools examples lint check demo bench clean install
 
 all: module lib selftests tools examples
 
@@ -45,6 +46,20 @@ check: lint all
 demo: all
 	$(TOP)/examples/demo.sh $(TOP)/build/demo
 
+# rmawin beside perftest and ibv_reg_mr in one VM (bench/run.sh), then the
+# plots and the table of ratios against the targets (bench/report.sh).
+# BENCH_OUT must be inside the repository: the guest writes it.
+BENCH_OUT ?= $(TOP)/bench/results
+
+bench: all
+	$(MAKE) -C bench
+	@echo "bench: host load average $$(cut -d' ' -f1-3 /proc/loadavg) before the run" \
+		"(the VM's two CPUs need the host's: other load skews the figures)"
+	st=0; $(TOP)/tools/vm --mem 3072 --timeout 2400 -- $(TOP)/bench/run.sh $(BENCH_OUT) || st=$$?; \
+	$(TOP)/bench/report.sh $(BENCH_OUT) || st=1; \
+	echo "bench: host load average $$(cut -d' ' -f1-3 /proc/loadavg) after the run"; \
+	exit $$st
+
 install: all
 	$(MAKE) -C $(KDIR) M=$(TOP) modules_install
 	$(MAKE) -C lib install
@@ -55,4 +70,5 @@ clean:
 	-$(MAKE) -C selftests/rmawin clean
 	-$(MAKE) -C tools clean
 	-$(MAKE) -C examples clean
+	-$(MAKE) -C bench clean
 	rm -rf build/check build/vm
