@@ -17,6 +17,8 @@
 
 #include <infiniband/verbs.h>
 
+#include "stats.h"
+
 #define MIB		((size_t)1 << 20)
 #define MIN_SIZE	(1 * MIB)
 #define MAX_SIZE	(256 * MIB)
@@ -27,37 +29,12 @@
 #define ACCESS		(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | \
 			 IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC)
 
-static double now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* As rmawin_bench: linear interpolation between the closest ranks. */
-static double percentile(const double *v, size_t n, double q)
-{
-	double pos = q * (n - 1);
-	size_t i = (size_t)pos;
-
-	if (i + 1 >= n)
-		return v[n - 1];
-	return v[i] + (pos - i) * (v[i + 1] - v[i]);
-}
-
 static void report(const char *name, size_t size, double *v, int n)
 {
-	qsort(v, n, sizeof(*v), cmp_double);
+	struct stats st = stats_of(v, n);
+
 	printf("%s,verbs,-,verbs,1,%zu,us,%.6g,%.6g,%.6g,%d\n", name, size,
-	       percentile(v, n, 0.5), percentile(v, n, 0.1), percentile(v, n, 0.9), n);
+	       st.median, st.p10, st.p90, n);
 }
 
 static struct ibv_context *open_device(const char *name)

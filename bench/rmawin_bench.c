@@ -25,6 +25,8 @@
 
 #include <rmawin.h>
 
+#include "stats.h"
+
 #define CSV_HEADER	"bench,impl,requested,path,ranks,size,unit,median,p10,p90,samples"
 
 #define KIB		((size_t)1 << 10)
@@ -152,14 +154,6 @@ static void ok(int ret, const char *what)
 		die(what, ret);
 }
 
-static double now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
-}
-
 static void *alloc_touched(size_t size)
 {
 	void *p;
@@ -203,37 +197,19 @@ static void sample(struct bench *b, double v)
 	b->samples[b->nsamples++] = v;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* Linear interpolation between the closest ranks of sorted samples. */
-static double percentile(const double *v, size_t n, double q)
-{
-	double pos = q * (n - 1);
-	size_t i = (size_t)pos;
-
-	if (i + 1 >= n)
-		return v[n - 1];
-	return v[i] + (pos - i) * (v[i + 1] - v[i]);
-}
-
 /* Rank 0 writes the collected samples as one CSV line, and forgets them. */
 static void report(struct bench *b, const char *name, int ranks, size_t size, const char *unit)
 {
 	double *v = b->samples;
 	size_t n = b->nsamples;
+	struct stats st;
 
 	b->nsamples = 0;
 	if (b->rank != 0 || !n)
 		return;
-	qsort(v, n, sizeof(*v), cmp_double);
+	st = stats_of(v, n);
 	fprintf(b->out, "%s,rmawin,%s,%s,%d,%zu,%s,%.6g,%.6g,%.6g,%zu\n", name, b->requested,
-		b->path, ranks, size, unit, percentile(v, n, 0.5), percentile(v, n, 0.1),
-		percentile(v, n, 0.9), n);
+		b->path, ranks, size, unit, st.median, st.p10, st.p90, n);
 	fflush(b->out);
 }
 

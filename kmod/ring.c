@@ -19,10 +19,19 @@
  * RMAWIN_SQ_NEED_WAKEUP and sleeps; RMAWIN_IOC_RING_ENTER wakes it.  Both
  * sides order "publish my index, full barrier, read the other's" so that a
  * submission is never left in a sleeping ring.
+ *
+ * The poller only spins while it has its CPU to itself (KVM's halt polling
+ * asks the same question, single_task_running()): a poller that shares
+ * its CPU with the very process waiting on it only delays that process by
+ * a time slice.  It sleeps instead, and the doorbell, RMAWIN_ENTER_SUBMIT,
+ * runs the queued entries in the submitter's own system call; the poller is
+ * woken again when it went to sleep idle, or when it last gave its CPU
+ * away more than RMAWIN_RING_REPROBE_NS ago.
  */
 #include <linux/kthread.h>
 #include <linux/vmalloc.h>
 #include <linux/sched/mm.h>
+#include <linux/sched/stat.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
 
@@ -34,6 +43,8 @@
 #define RMAWIN_RING_MAX_IDLE_US		1000000
 /* entries per pass under the endpoint's lock, so the owner's ioctls get in */
 #define RMAWIN_RING_BATCH		32
+/* a poller that gave its CPU away is tried again after this long */
+#define RMAWIN_RING_REPROBE_NS		(2 * NSEC_PER_MSEC)
 
 /* Each shared index on its own cache line; the descriptors start after. */
 #define RMAWIN_RING_LINE		64
@@ -53,10 +64,13 @@
  * @cqes: shared: the completion array
  * @sq_entries: number of submission entries (a power of two)
  * @cq_entries: number of completion entries (a power of two)
- * @head: the poller's own submission head; the shared one is a copy
- * @ctail: the poller's own completion tail
+ * @head: our own submission head (under the endpoint lock); the shared one
+ *	is a copy
+ * @ctail: our own completion tail (under the endpoint lock)
  * @flags: the poller's own copy of the flags
  * @idle_ns: spin this long with nothing to do before sleeping
+ * @yielded: the poller sleeps because another task wanted its CPU
+ * @slept_ns: when the poller last went to sleep
  * @mm: the owner's address space (mmgrab'ed)
  * @poller: the thread, until rmawin_ring_stop() takes it
  * @wait: the sleeping poller waits here
@@ -78,6 +92,8 @@ struct rmawin_ring {
 	u32 ctail;
 	u32 flags;
 	u64 idle_ns;
+	bool yielded;
+	u64 slept_ns;
 	struct mm_struct *mm;
 	struct task_struct *poller;
 	wait_queue_head_t wait;
@@ -85,15 +101,16 @@ struct rmawin_ring {
 
 static void rmawin_ring_set_flags(struct rmawin_ring *ring, u32 set, u32 clear)
 {
-	ring->flags = (ring->flags | set) & ~clear;
-	WRITE_ONCE(*ring->sq_flags, ring->flags);
+	WRITE_ONCE(ring->flags, (ring->flags | set) & ~clear);
+	/* release: RMAWIN_SQ_DEAD follows the last completion it may have */
+	smp_store_release(ring->sq_flags, ring->flags);
 }
 
 /* Room for one more completion?  A cq_head that lies counts as no room. */
 static bool rmawin_ring_cq_room(struct rmawin_ring *ring)
 {
 	/* acquire: userspace has read the entries before it moved its head */
-	return ring->ctail - smp_load_acquire(ring->cq_head) < ring->cq_entries;
+	return READ_ONCE(ring->ctail) - smp_load_acquire(ring->cq_head) < ring->cq_entries;
 }
 
 static void rmawin_ring_post(struct rmawin_ring *ring, u64 user_data, int res, u32 flags)
@@ -103,18 +120,24 @@ static void rmawin_ring_post(struct rmawin_ring *ring, u64 user_data, int res, u
 	WRITE_ONCE(cqe->user_data, user_data);
 	WRITE_ONCE(cqe->res, res);
 	WRITE_ONCE(cqe->flags, flags);
-	/* the entry before the tail that publishes it */
-	smp_store_release(ring->cq_tail, ++ring->ctail);
+	WRITE_ONCE(ring->ctail, ring->ctail + 1);
+	/* release: the entry before the tail that publishes it */
+	smp_store_release(ring->cq_tail, ring->ctail);
 }
 
 /* Work the poller can do now: submissions, and room for their completions. */
 static bool rmawin_ring_has_work(struct rmawin_ring *ring)
 {
 	/* acquire: pairs with the submitter's store-release of its tail */
-	return smp_load_acquire(ring->sq_tail) != ring->head && rmawin_ring_cq_room(ring);
+	return smp_load_acquire(ring->sq_tail) != READ_ONCE(ring->head) &&
+	       rmawin_ring_cq_room(ring);
 }
 
-/* One pass over the submission ring.  Return: entries consumed. */
+/*
+ * One pass over the submission ring, by the poller or by a doorbell with
+ * RMAWIN_ENTER_SUBMIT; the endpoint's lock makes them take turns.
+ * Return: entries consumed.
+ */
 static int rmawin_ring_consume(struct rmawin_ring *ring)
 {
 	struct rmawin_ep *ep = ring->ep;
@@ -122,25 +145,30 @@ static int rmawin_ring_consume(struct rmawin_ring *ring)
 	u32 tail, n = 0;
 	int res;
 
+	if (!rmawin_ring_has_work(ring))
+		return 0;
+	mutex_lock(&ep->lock);
 	/* acquire: the entries are written before the tail that publishes them */
 	tail = smp_load_acquire(ring->sq_tail);
-	if (tail == ring->head || !rmawin_ring_cq_room(ring))
-		return 0;
-	if (tail - ring->head > ring->sq_entries) {
+	if (READ_ONCE(ring->flags) & RMAWIN_SQ_DEAD) {
+		/* stopped: what is left is the library's to run by ioctl */
+	} else if (tail - ring->head > ring->sq_entries) {
 		/* not a ring any more: drop it all and say so once */
-		ring->head = tail;
+		WRITE_ONCE(ring->head, tail);
 		/* release: we are done reading the slots we hand back */
 		smp_store_release(ring->sq_head, ring->head);
-		rmawin_ring_post(ring, 0, -EINVAL, RMAWIN_CQE_F_RING);
-		return 1;
+		if (rmawin_ring_cq_room(ring))
+			rmawin_ring_post(ring, 0, -EINVAL, RMAWIN_CQE_F_RING);
+		n = 1;
 	}
-	mutex_lock(&ep->lock);
-	while (ring->head != tail && n < RMAWIN_RING_BATCH && rmawin_ring_cq_room(ring)) {
+	while (!(READ_ONCE(ring->flags) & RMAWIN_SQ_DEAD) && ring->head != tail &&
+	       n < RMAWIN_RING_BATCH && rmawin_ring_cq_room(ring)) {
 		/* one copy; userspace may scribble on the slot meanwhile */
 		memcpy(&op, &ring->sqes[ring->head & (ring->sq_entries - 1)], sizeof(op));
 		res = rmawin_op_run(ep, &op, true);
+		WRITE_ONCE(ring->head, ring->head + 1);
 		/* release: the slot was read before it is handed back */
-		smp_store_release(ring->sq_head, ++ring->head);
+		smp_store_release(ring->sq_head, ring->head);
 		rmawin_ring_post(ring, op.user_data, res, 0);
 		n++;
 	}
@@ -182,7 +210,7 @@ static int rmawin_ring_poller(void *data)
 {
 	struct rmawin_ring *ring = data;
 	u64 last = ktime_get_ns();
-	bool in_mm = false;
+	bool in_mm = false, shared, idle;
 
 	while (!kthread_should_stop()) {
 		if (!in_mm)
@@ -192,14 +220,19 @@ static int rmawin_ring_poller(void *data)
 			cond_resched();
 			continue;
 		}
-		if (in_mm && ktime_get_ns() - last < ring->idle_ns) {
+		/* polled with preemption on: a stale answer costs one more spin */
+		shared = !single_task_running();
+		idle = ktime_get_ns() - last >= ring->idle_ns;
+		if (in_mm && !idle && !shared) {
 			cond_resched();
 			cpu_relax();
 			continue;
 		}
-		/* idle: leave the address space, so the process can exit */
+		/* leave the address space, so the process can exit */
 		if (in_mm)
 			rmawin_ring_unuse_mm(ring);
+		WRITE_ONCE(ring->yielded, in_mm && !idle);
+		WRITE_ONCE(ring->slept_ns, ktime_get_ns());
 		rmawin_ring_sleep(ring, !in_mm);
 		in_mm = false;
 		last = ktime_get_ns();
@@ -323,6 +356,38 @@ out_unlock:
 	return ret;
 }
 
+/*
+ * RMAWIN_ENTER_SUBMIT: run what is queued in the caller's system call.  At
+ * most one ring's worth, so that a thread that keeps submitting cannot
+ * hold the caller here.  Return: 0; -EPERM from a process other than the
+ * ring's owner; -EBUSY if entries remain because the completion ring is
+ * full; -ENODEV if the ring died meanwhile.
+ */
+static int rmawin_ring_submit(struct rmawin_ring *ring)
+{
+	u32 done = 0;
+	int n;
+
+	if (current->mm != ring->mm)
+		return -EPERM;
+	while (done < ring->sq_entries && (n = rmawin_ring_consume(ring)) > 0)
+		done += n;
+	if (READ_ONCE(ring->flags) & RMAWIN_SQ_DEAD)
+		return -ENODEV;
+	/* acquire: pairs with the submitter's store-release of its tail */
+	if (smp_load_acquire(ring->sq_tail) != READ_ONCE(ring->head) &&
+	    !rmawin_ring_cq_room(ring))
+		return -EBUSY;
+	return 0;
+}
+
+/* After a doorbell did the work: wake the poller too, to poll again? */
+static bool rmawin_ring_reprobe(struct rmawin_ring *ring)
+{
+	return !READ_ONCE(ring->yielded) ||
+	       ktime_get_ns() - READ_ONCE(ring->slept_ns) > RMAWIN_RING_REPROBE_NS;
+}
+
 /**
  * rmawin_ioctl_ring_enter() - RMAWIN_IOC_RING_ENTER
  * @ep: the endpoint
@@ -335,14 +400,21 @@ int rmawin_ioctl_ring_enter(struct rmawin_ep *ep, void *arg)
 	struct rmawin_ring_enter *e = arg;
 	/* acquire: pairs with the store-release that published the ring */
 	struct rmawin_ring *ring = smp_load_acquire(&ep->ring);
+	int ret;
 
-	if (e->flags & ~RMAWIN_ENTER_WAKEUP)
+	if (e->flags & ~(RMAWIN_ENTER_WAKEUP | RMAWIN_ENTER_SUBMIT))
 		return -EINVAL;
 	if (!ring)
 		return -ENXIO;
 	if (READ_ONCE(ring->flags) & RMAWIN_SQ_DEAD)
 		return -ENODEV;
-	if (e->flags & RMAWIN_ENTER_WAKEUP)
+	if (e->flags & RMAWIN_ENTER_SUBMIT) {
+		ret = rmawin_ring_submit(ring);
+		if (ret)
+			return ret;
+	}
+	if ((e->flags & RMAWIN_ENTER_WAKEUP) &&
+	    (!(e->flags & RMAWIN_ENTER_SUBMIT) || rmawin_ring_reprobe(ring)))
 		wake_up(&ring->wait);
 	return 0;
 }
@@ -395,7 +467,10 @@ void rmawin_ring_stop(struct rmawin_ep *ep)
 		return;
 	kthread_stop(task);
 	put_task_struct(task);
+	/* under the lock: a doorbell's rmawin_ring_consume() checks it there */
+	mutex_lock(&ep->lock);
 	rmawin_ring_set_flags(ring, RMAWIN_SQ_DEAD, RMAWIN_SQ_NEED_WAKEUP);
+	mutex_unlock(&ep->lock);
 }
 
 /**

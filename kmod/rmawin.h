@@ -11,6 +11,7 @@
 #ifndef RMAWIN_PRIV_H
 #define RMAWIN_PRIV_H
 
+#include <linux/bottom_half.h>
 #include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
@@ -516,6 +517,26 @@ static inline void rmawin_count(struct rmawin_ep *ep, enum rmawin_counter c, lon
 {
 	atomic_long_add(n, &ep->counters[c]);
 	atomic_long_add(n, &rmawin_stats.counters[c]);
+}
+
+/*
+ * Post send work requests with bottom halves off.  A software device (rxe,
+ * siw) hands a kernel QP's requests to a tasklet; raised from process
+ * context with bottom halves on, that wakes ksoftirqd, a thread that must
+ * then win a CPU from whatever runs there.  Raised with them off, the
+ * tasklet runs in local_bh_enable(), here, as a user QP's requests do in
+ * its own system call.  Hardware devices only pay the two counter updates.
+ *
+ * Context: process or softirq context, interrupts enabled.
+ */
+static inline int rmawin_post_send(struct ib_qp *qp, const struct ib_send_wr *wr)
+{
+	int ret;
+
+	local_bh_disable();
+	ret = ib_post_send(qp, wr, NULL);
+	local_bh_enable();
+	return ret;
 }
 
 #define rmawin_ep_dbg(ep, fmt, ...) \

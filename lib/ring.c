@@ -5,7 +5,8 @@
  * back in the completion ring.  A call waits for its own completion by
  * spinning on the completion tail, so every function keeps the ioctl
  * path's meaning exactly (errors included); the only system call is the
- * doorbell that wakes a poller which went to sleep after its idle time.
+ * doorbell for a poller that sleeps, after its idle time or because its
+ * CPU had other work, and that doorbell runs the entry itself.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -135,9 +136,16 @@ static inline void rmawin_cpu_relax(void)
 #endif
 }
 
+/*
+ * The doorbell, for a poller that sleeps: it runs the queued entries in
+ * this system call (a sleeping poller would take a wake-up and a context
+ * switch longer) and lets the kernel decide whether to wake the poller.
+ */
 static void rmawin_ring_wake(struct rmawin_ep *ep)
 {
-	struct rmawin_ring_enter e = { .flags = RMAWIN_ENTER_WAKEUP };
+	struct rmawin_ring_enter e = {
+		.flags = RMAWIN_ENTER_WAKEUP | RMAWIN_ENTER_SUBMIT,
+	};
 
 	ep->ring->wakeups++;
 	if (rmawin__ioctl_struct(ep->fd, RMAWIN_IOC_RING_ENTER, &e) == -ENODEV)

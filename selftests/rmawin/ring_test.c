@@ -403,6 +403,96 @@ TEST(poller_sleeps_when_idle_and_wakes_on_demand)
 	rmawin_test_expect_no_leaks(_metadata);
 }
 
+/* Write one descriptor at the tail and publish it, without any doorbell. */
+static void raw_queue(struct raw_ring *r, struct rmawin_op_desc *op, uint64_t user_data)
+{
+	uint32_t tail = *r->sq_tail;
+
+	op->user_data = user_data;
+	r->sqes[tail & (r->s.sq_entries - 1)] = *op;
+	__atomic_store_n(r->sq_tail, tail + 1, __ATOMIC_RELEASE);
+}
+
+/* Completions written and not yet read. */
+static uint32_t raw_cq_ready(struct raw_ring *r)
+{
+	return __atomic_load_n(r->cq_tail, __ATOMIC_ACQUIRE) - *r->cq_head;
+}
+
+TEST(doorbell_submit_runs_entries_in_the_call)
+{
+	struct rmawin_op_desc op;
+	struct rmawin_ep *ep;
+	struct rmawin_win *win;
+	struct raw_ring r;
+	uint64_t mem[4] = { 0 }, v[3] = { 43, 44, 45 };
+	struct rmawin_cqe cqe;
+	pid_t pid = 0, child;
+	int i, st;
+	char state;
+	unsigned long long ticks;
+
+	ASSERT_EQ(0, open_one(26600, RMAWIN_EP_NO_RING, &ep));
+	ASSERT_EQ(0, rmawin_win_create(ep, mem, sizeof(mem), 8, 0, &win));
+	/* one submission entry, so two completions fill the completion ring */
+	ASSERT_EQ(0, raw_ring_open(&r, rmawin_ep_fd(ep), 1, 1000));
+	EXPECT_EQ(2, r.s.cq_entries);
+	ASSERT_EQ(1, pollers(&pid));
+	ASSERT_EQ(0, rmawin_lock_all(win));
+	for (i = 0; i < 100 && !(*r.sq_flags & RMAWIN_SQ_NEED_WAKEUP); i++)
+		usleep(10000);
+	ASSERT_TRUE(*r.sq_flags & RMAWIN_SQ_NEED_WAKEUP);
+	EXPECT_ERRNO(EINVAL, ring_enter_raw(r.fd, 0x4));
+
+	/* the poller sleeps and nothing wakes it: the call itself runs the entries */
+	for (i = 0; i < 2; i++) {
+		raw_queue(&r, OP(.opcode = RMAWIN_OP_PUT, .target = 0, .origin = (uintptr_t)&v[i],
+				 .len = 8, .target_disp = i), 100 + i);
+		EXPECT_EQ(0, ring_enter_raw(r.fd, RMAWIN_ENTER_SUBMIT));
+		EXPECT_EQ(i + 1, raw_cq_ready(&r));
+		EXPECT_EQ(i + 1, *r.sq_head);
+	}
+	EXPECT_EQ(43, mem[0]);
+	EXPECT_EQ(44, mem[1]);
+	EXPECT_TRUE(*r.sq_flags & RMAWIN_SQ_NEED_WAKEUP);
+	ASSERT_EQ(0, task_stat(pid, &state, &ticks));
+	EXPECT_EQ('S', state);
+
+	/* the completion ring is full: the entry stays queued */
+	raw_queue(&r, OP(.opcode = RMAWIN_OP_PUT, .target = 0, .origin = (uintptr_t)&v[2],
+			 .len = 8, .target_disp = 2), 102);
+	EXPECT_ERRNO(EBUSY, ring_enter_raw(r.fd, RMAWIN_ENTER_SUBMIT));
+	EXPECT_EQ(2, *r.sq_head);
+	EXPECT_EQ(0, mem[2]);
+	ASSERT_EQ(0, raw_reap(&r, &cqe));
+	EXPECT_EQ(100, cqe.user_data);
+	EXPECT_EQ(0, cqe.res);
+	EXPECT_EQ(0, ring_enter_raw(r.fd, RMAWIN_ENTER_SUBMIT));
+	EXPECT_EQ(3, *r.sq_head);
+	ASSERT_EQ(0, raw_reap(&r, &cqe));
+	EXPECT_EQ(101, cqe.user_data);
+	ASSERT_EQ(0, raw_reap(&r, &cqe));
+	EXPECT_EQ(102, cqe.user_data);
+	EXPECT_EQ(0, cqe.res);
+	EXPECT_EQ(0, raw_run(&r, OP(.opcode = RMAWIN_OP_FLUSH, .target = 0), 103));
+	EXPECT_EQ(45, mem[2]);
+
+	/* another process holding the file may not run the owner's entries */
+	child = fork();
+	ASSERT_LE(0, child);
+	if (!child)
+		_exit(ring_enter_raw(r.fd, RMAWIN_ENTER_SUBMIT) == -1 && errno == EPERM ? 0 : 1);
+	ASSERT_EQ(child, waitpid(child, &st, 0));
+	EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) TH_LOG("a child ran the owner's ring");
+
+	ASSERT_EQ(0, rmawin_unlock_all(win));
+	ASSERT_EQ(0, rmawin_win_free(win));
+	munmap(r.m, r.s.mmap_len);
+	EXPECT_EQ(0, rmawin_ep_close(ep));
+	EXPECT_EQ(0, pollers_become(0));
+	rmawin_test_expect_no_leaks(_metadata);
+}
+
 TEST(poller_gone_after_sigkill_of_owner)
 {
 	int pfd[2];

@@ -718,9 +718,11 @@ struct rmawin_cqe {
  * there is work and, after @idle_us without any, sets
  * RMAWIN_SQ_NEED_WAKEUP and sleeps.  A submitter publishes its tail,
  * then issues a full memory barrier, then reads sq_flags: if the flag is
- * set it calls RMAWIN_IOC_RING_ENTER with RMAWIN_ENTER_WAKEUP.  (The
- * poller sets the flag, issues a full barrier, and reads the tail once
- * more before it sleeps, so one of the two sees the other.)
+ * set it calls RMAWIN_IOC_RING_ENTER with RMAWIN_ENTER_WAKEUP (and, to
+ * have the entries run at once, RMAWIN_ENTER_SUBMIT).  (The poller sets
+ * the flag, issues a full barrier, and reads the tail once more before it
+ * sleeps, so one of the two sees the other.)  The poller also sleeps,
+ * before @idle_us, whenever another task is runnable on its CPU.
  *
  * The poller never pins memory: a put or get of more than 8 KiB through
  * the ring must use an origin range the endpoint already holds pinned (its
@@ -749,14 +751,26 @@ struct rmawin_ring_setup {
 
 /* RMAWIN_IOC_RING_ENTER flags: wake the poller */
 #define RMAWIN_ENTER_WAKEUP	0x1U
+/* ... and run the queued entries in this call */
+#define RMAWIN_ENTER_SUBMIT	0x2U
 
 /**
  * struct rmawin_ring_enter - RMAWIN_IOC_RING_ENTER: the doorbell
  * @size: sizeof(struct rmawin_ring_enter) as userspace knows it
- * @flags: RMAWIN_ENTER_WAKEUP
+ * @flags: RMAWIN_ENTER_WAKEUP, RMAWIN_ENTER_SUBMIT, both or neither
+ *
+ * RMAWIN_ENTER_SUBMIT runs the submission ring's entries in the caller's
+ * system call, exactly as the poller would have: on return every entry
+ * published before the call has its completion (unless the completion
+ * ring is full).  Only the process that set the ring up may do so.  The
+ * poller spins only while its CPU has nothing else to run; when it slept
+ * because it had to share, RMAWIN_ENTER_WAKEUP with RMAWIN_ENTER_SUBMIT
+ * wakes it at most every 2 ms, the submission being done already.
  *
  * Return: 0; -EINVAL for unknown flags; -ENXIO without a ring; -ENODEV if
- * the poller is gone with the device.
+ * the poller is gone with the device; with RMAWIN_ENTER_SUBMIT, -EPERM
+ * from another process and -EBUSY if entries remain for want of room in
+ * the completion ring.
  */
 struct rmawin_ring_enter {
 	__u32 size;
