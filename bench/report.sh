@@ -242,6 +242,9 @@ END {
 	for (i = 1; i <= np; i++)
 		row("fence cost, 8 ranks / 2 ranks (log2: 3)", paths[i], \
 		    rm("fence", paths[i], 8, 0), rm("fence", paths[i], 2, 0), "<=", 3)
+	for (i = 1; i <= np; i++)
+		row("fence messages per rank, 8 / 2 ranks", paths[i], \
+		    rm("fence_msgs", paths[i], 8, 0), rm("fence_msgs", paths[i], 2, 0), "<=", 3)
 	printf "\n%d PASS, %d MISS, %d not measured\n", pass, miss, na
 }' "$csv" | tee "$dir/ratios.txt"
 

@@ -202,7 +202,7 @@ int rmawin_acc_issue(struct rmawin_req *req, const struct rmawin_op_desc *op, u6
 	ret = rmawin_acc_copy_in(op, req->acc_data);
 	if (ret)
 		goto out_free;
-	ret = xa_alloc(&grp->acc_reqs, &req->acc_id, req, xa_limit_32b, GFP_KERNEL);
+	ret = xa_alloc_irq(&grp->acc_reqs, &req->acc_id, req, xa_limit_32b, GFP_KERNEL);
 	if (ret)
 		goto out_free;
 
@@ -303,7 +303,7 @@ void rmawin_acc_reply_recv(struct rmawin_peer *peer, u32 id, const void *payload
 		rmawin_peer_fail(peer, -EPROTO);
 		return;
 	}
-	xa_lock(&grp->acc_reqs);
+	xa_lock_irq(&grp->acc_reqs);
 	req = xa_load(&grp->acc_reqs, id);
 	if (req && req->peer == peer && !test_bit(0, &req->finished)) {
 		if (r->status && !req->status)
@@ -314,7 +314,7 @@ void rmawin_acc_reply_recv(struct rmawin_peer *peer, u32 id, const void *payload
 		if (atomic_dec_and_test(&req->pending))
 			rmawin_req_finish(req);
 	}
-	xa_unlock(&grp->acc_reqs);
+	xa_unlock_irq(&grp->acc_reqs);
 }
 
 /**
@@ -354,7 +354,7 @@ void rmawin_acc_release(struct rmawin_req *req, bool copy_out)
 
 	/* ids start at 1: 0 means the request never got one */
 	if (req->acc_id)
-		xa_erase(&grp->acc_reqs, req->acc_id);
+		xa_erase_irq(&grp->acc_reqs, req->acc_id);
 	if (copy_out && !req->status && req->result &&
 	    copy_to_user(req->result_uaddr, req->result, req->len))
 		req->status = -EFAULT;

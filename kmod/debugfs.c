@@ -17,6 +17,7 @@ static const char *const rmawin_counter_names[] = {
 	[RMAWIN_CNT_ERRORS] = "errors",
 	[RMAWIN_CNT_RCACHE_HITS] = "rcache_hits",
 	[RMAWIN_CNT_RCACHE_MISSES] = "rcache_misses",
+	[RMAWIN_CNT_CTRL_MSGS] = "ctrl_msgs",
 };
 
 static void rmawin_show_counters(struct seq_file *m, atomic_long_t *c)

@@ -99,7 +99,7 @@ static int rmawin_peer_create_qp(struct rmawin_peer *peer, struct rdma_cm_id *id
 	struct ib_qp_init_attr attr = {
 		.event_handler = rmawin_qp_event,
 		.qp_context = peer,
-		.send_cq = grp->cq,
+		.send_cq = grp->scq,
 		.recv_cq = grp->cq,
 		.cap = {
 			/* one more of each for ib_drain_qp() */
@@ -422,7 +422,8 @@ static struct rmawin_group *rmawin_group_alloc(struct rmawin_ep *ep,
 	}
 	grp->ep = ep;
 	xa_init(&grp->tables);
-	xa_init_flags(&grp->acc_reqs, XA_FLAGS_ALLOC1);
+	/* a send completion's peer failure walks it in softirq context */
+	xa_init_flags(&grp->acc_reqs, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_IRQ);
 	grp->rank = j->rank;
 	grp->nranks = j->nranks;
 	grp->key = j->key;
@@ -488,6 +489,8 @@ void rmawin_group_destroy(struct rmawin_group *grp)
 	rmawin_bounce_free(grp);
 	for (i = 0; i < grp->nranks; i++)
 		rmawin_ctrl_free(&grp->peers[i]);
+	if (grp->scq)
+		ib_free_cq(grp->scq);
 	if (grp->cq)
 		ib_free_cq(grp->cq);
 	kvfree(grp->addrs);
@@ -541,12 +544,19 @@ static int rmawin_group_alloc_resources(struct rmawin_group *grp)
 	u32 i, n = grp->nranks - 1;
 	int ret, cqe;
 
-	cqe = min_t(u64, (u64)n * (RMAWIN_SQ_DEPTH + RMAWIN_CTRL_DEPTH) + 16,
-		    grp->ibdev->attrs.max_cqe);
+	/* each queue pair's depth plus the one ib_drain_qp() posts */
+	cqe = min_t(u64, (u64)n * (RMAWIN_CTRL_DEPTH + 1) + 16, grp->ibdev->attrs.max_cqe);
 	grp->cq = ib_alloc_cq(grp->ibdev, grp, cqe, 0, IB_POLL_WORKQUEUE);
 	if (IS_ERR(grp->cq)) {
 		ret = PTR_ERR(grp->cq);
 		grp->cq = NULL;
+		return ret;
+	}
+	cqe = min_t(u64, (u64)n * (RMAWIN_SQ_DEPTH + 1) + 16, grp->ibdev->attrs.max_cqe);
+	grp->scq = ib_alloc_cq(grp->ibdev, grp, cqe, 0, IB_POLL_SOFTIRQ);
+	if (IS_ERR(grp->scq)) {
+		ret = PTR_ERR(grp->scq);
+		grp->scq = NULL;
 		return ret;
 	}
 	ret = rmawin_bounce_alloc(grp);

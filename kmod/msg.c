@@ -312,6 +312,8 @@ static int rmawin_msg_post(struct rmawin_peer *peer, int slot, u8 type, u32 arg,
 	wr.opcode = IB_WR_SEND;
 	wr.send_flags = IB_SEND_SIGNALED;
 	ret = rmawin_post_send(peer->qp, &wr);
+	if (!ret)
+		rmawin_count(grp->ep, RMAWIN_CNT_CTRL_MSGS, 1);
 	if (ret) {
 		unsigned long flags;
 

@@ -220,8 +220,14 @@ static int rmawin_ring_poller(void *data)
 			cond_resched();
 			continue;
 		}
-		/* polled with preemption on: a stale answer costs one more spin */
-		shared = !single_task_running();
+		/*
+		 * Another task runnable here: one just woken (a kworker, a
+		 * softirq thread) has need_resched() set and runs first at
+		 * cond_resched(); one that has to wait for its turn is a
+		 * competitor for the CPU, so give it up.  Polled with
+		 * preemption on: a stale answer costs one more spin.
+		 */
+		shared = !single_task_running() && !need_resched();
 		idle = ktime_get_ns() - last >= ring->idle_ns;
 		if (in_mm && !idle && !shared) {
 			cond_resched();

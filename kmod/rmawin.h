@@ -36,6 +36,7 @@ enum rmawin_counter {
 	RMAWIN_CNT_ERRORS,
 	RMAWIN_CNT_RCACHE_HITS,
 	RMAWIN_CNT_RCACHE_MISSES,
+	RMAWIN_CNT_CTRL_MSGS,
 	RMAWIN_NR_COUNTERS,
 };
 
@@ -211,6 +212,8 @@ struct rmawin_kmem {
  * @mm: the mm the pages are charged to
  * @chunks: registered regions, @nchunks of them
  * @nchunks: number of regions
+ * @block_shift: log2 of the page size the regions are registered with:
+ *	PAGE_SHIFT, or more where the pages are physically contiguous
  * @tbl: every peer's descriptor
  * @lock: @reqs
  * @acc_lock: serializes the accumulate family on this window's memory
@@ -238,6 +241,7 @@ struct rmawin_win {
 	struct mm_struct *mm;
 	struct rmawin_mr_chunk *chunks;
 	u32 nchunks;
+	u32 block_shift;
 	struct rmawin_win_table *tbl;
 	spinlock_t lock;		/* reqs */
 	spinlock_t acc_lock;		/* accumulates applied to the window */
@@ -446,7 +450,12 @@ struct rmawin_rcache {
  * @key: the group's key, carried in every connection request
  * @addrs: every rank's listen address
  * @listen_id: accepts connections from higher ranks
- * @cq: one completion queue for every queue pair of the group
+ * @cq: the receive completion queue of every queue pair of the group
+ *	(control messages), polled from a workqueue: its handlers sleep
+ * @scq: the send completion queue of every queue pair (RDMA reads and
+ *	writes, registrations, control message sends), polled in softirq
+ *	context: its handlers never sleep, and a waiter is woken straight
+ *	from the device's completion instead of after a kworker switch
  * @peers: one per rank; ours is unused
  * @lock: peer states and send-buffer bitmaps; taken in CM and CQ context
  * @nconnected: peers connected
@@ -471,6 +480,7 @@ struct rmawin_group {
 	struct sockaddr_storage *addrs;
 	struct rdma_cm_id *listen_id;
 	struct ib_cq *cq;
+	struct ib_cq *scq;
 	struct rmawin_peer *peers;
 	spinlock_t lock;		/* peer states, tx bitmaps */
 	atomic_t nconnected;
@@ -520,12 +530,15 @@ static inline void rmawin_count(struct rmawin_ep *ep, enum rmawin_counter c, lon
 }
 
 /*
- * Post send work requests with bottom halves off.  A software device (rxe,
- * siw) hands a kernel QP's requests to a tasklet; raised from process
- * context with bottom halves on, that wakes ksoftirqd, a thread that must
- * then win a CPU from whatever runs there.  Raised with them off, the
- * tasklet runs in local_bh_enable(), here, as a user QP's requests do in
- * its own system call.  Hardware devices only pay the two counter updates.
+ * Post send work requests.  A software device (rxe, siw) hands a kernel
+ * QP's requests to a tasklet; raised from process context with bottom
+ * halves on, that wakes ksoftirqd, a thread that must then win a CPU from
+ * whatever runs there.  In a system call we post with bottom halves off,
+ * so that the tasklet runs in local_bh_enable(), here, as a user QP's
+ * requests do in its own system call: the caller waits for nothing else.
+ * The ring's poller, a kernel thread, leaves the tasklet to ksoftirqd and
+ * goes on with the next entry meanwhile.  Hardware devices only pay the
+ * two counter updates.
  *
  * Context: process or softirq context, interrupts enabled.
  */
@@ -533,6 +546,8 @@ static inline int rmawin_post_send(struct ib_qp *qp, const struct ib_send_wr *wr
 {
 	int ret;
 
+	if (current->flags & PF_KTHREAD)
+		return ib_post_send(qp, wr, NULL);
 	local_bh_disable();
 	ret = ib_post_send(qp, wr, NULL);
 	local_bh_enable();

@@ -23,6 +23,8 @@
 #define RMAWIN_WIN_MAX		BIT_ULL(40)
 /* Registrations posted before waiting for them. */
 #define RMAWIN_REG_BATCH	16
+/* Largest page size a window is registered with: a transparent huge page. */
+#define RMAWIN_MAX_BLOCK_SHIFT	PMD_SHIFT
 
 /* WIN_DESC payload, sent in as many messages as the regions need. */
 struct rmawin_desc_msg {
@@ -112,7 +114,7 @@ static int rmawin_desc_apply(struct rmawin_remote *r, const struct rmawin_desc_m
 			r->nmrs = 0;
 			return 0;
 		}
-		if (!d->disp_unit || d->page_off >= PAGE_SIZE)
+		if (!d->disp_unit || !d->chunk || d->page_off >= d->chunk)
 			return -EPROTO;
 		r->length = d->length;
 		r->chunk = d->chunk;
@@ -365,25 +367,67 @@ static u32 rmawin_chunk_pages(struct rmawin_ep *ep)
 	return min_t(u32, ep->dev->ibdev->attrs.max_fast_reg_page_list_len, 512);
 }
 
+/*
+ * The largest block, up to RMAWIN_MAX_BLOCK_SHIFT, that the window's pages
+ * fill whole: wherever the physical pages stop being contiguous, the user
+ * address and the frame number are both block-aligned, and the first page
+ * sits at the same place within a block in both.  Transparent huge pages
+ * give 2 MiB; a region then registers 512 times as much memory (rxe's
+ * max_fast_reg_page_list_len is 512 pages), and a 256 MiB window takes
+ * one region instead of 128.
+ */
+static u32 rmawin_win_block_shift(struct rmawin_win *win)
+{
+	u64 cap = win->ep->dev->ibdev->attrs.page_size_cap;
+	unsigned long vpn = win->base >> PAGE_SHIFT, k, pfn, prev = 0;
+	unsigned long m = 1UL << (RMAWIN_MAX_BLOCK_SHIFT - PAGE_SHIFT);
+	u32 shift;
+
+	for (k = 0; k < win->npages; k++) {
+		pfn = page_to_pfn(win->pages[k]);
+		if (!k)
+			m |= pfn - vpn;
+		else if (pfn != prev + 1)
+			m |= (vpn + k) | pfn;
+		prev = pfn;
+	}
+	shift = PAGE_SHIFT + __ffs(m);
+	while (shift > PAGE_SHIFT && !(cap & BIT_ULL(shift)))
+		shift--;
+	return shift;
+}
+
+/* Offset of the window's start within its first block. */
+static u64 rmawin_win_block_off(const struct rmawin_win *win)
+{
+	return win->base & (BIT_ULL(win->block_shift) - 1);
+}
+
+static u64 rmawin_win_chunk_bytes(const struct rmawin_win *win)
+{
+	return (u64)rmawin_chunk_pages(win->ep) << win->block_shift;
+}
+
 static int rmawin_chunk_map(struct rmawin_win *win, struct rmawin_mr_chunk *c, u32 i)
 {
 	struct ib_device *ibdev = win->ep->dev->ibdev;
-	u32 cp = rmawin_chunk_pages(win->ep);
-	unsigned long first = (unsigned long)i * cp;
-	unsigned long n = min_t(unsigned long, cp, win->npages - first);
-	u32 off = i ? 0 : offset_in_page(win->base);
-	u64 start = i ? (u64)first * PAGE_SIZE - offset_in_page(win->base) : 0;
-	u64 bytes = min_t(u64, (u64)n * PAGE_SIZE - off, win->length - start);
+	u64 chunk = rmawin_win_chunk_bytes(win), boff = rmawin_win_block_off(win);
+	u32 off = offset_in_page(win->base);
+	/* bytes [start, end) of the window; pages counted from the first one */
+	u64 start = i ? i * chunk - boff : 0;
+	u64 end = min_t(u64, win->length, (i + 1) * chunk - boff);
+	unsigned long first = (start + off) >> PAGE_SHIFT;
+	unsigned long last = DIV_ROUND_UP(end + off, PAGE_SIZE);
 	int ret, nents;
 
-	ret = sg_alloc_table_from_pages(&c->sgt, win->pages + first, n, off, bytes,
-					GFP_KERNEL);
+	ret = sg_alloc_table_from_pages(&c->sgt, win->pages + first, last - first,
+					i ? 0 : off, end - start, GFP_KERNEL);
 	if (ret)
 		return ret;
 	ret = ib_dma_map_sgtable_attrs(ibdev, &c->sgt, DMA_BIDIRECTIONAL, 0);
 	if (ret)
 		goto err_free_sgt;
-	c->mr = ib_alloc_mr(win->ep->pd, IB_MR_TYPE_MEM_REG, cp);
+	c->mr = ib_alloc_mr(win->ep->pd, IB_MR_TYPE_MEM_REG, rmawin_chunk_pages(win->ep));
 	if (IS_ERR(c->mr)) {
 		ret = PTR_ERR(c->mr);
 		c->mr = NULL;
@@ -391,7 +435,8 @@ static int rmawin_chunk_map(struct rmawin_win *win, struct rmawin_mr_chunk *c, u
 	}
 	atomic_inc(&rmawin_stats.mrs);
 	ib_update_fast_reg_key(c->mr, ib_inc_rkey(c->mr->rkey));
-	nents = ib_map_mr_sg(c->mr, c->sgt.sgl, c->sgt.nents, NULL, PAGE_SIZE);
+	nents = ib_map_mr_sg(c->mr, c->sgt.sgl, c->sgt.nents, NULL,
+			     BIT(win->block_shift));
 	if (nents != c->sgt.nents) {
 		ret = nents < 0 ? nents : -EINVAL;
 		goto err_dereg;
@@ -479,12 +524,24 @@ static int rmawin_reg_batch(struct rmawin_win *win, u32 first, u32 n)
 	return w.status;
 }
 
-static int rmawin_win_register(struct rmawin_win *win)
+static void rmawin_win_unregister(struct rmawin_win *win)
 {
-	u32 cp = rmawin_chunk_pages(win->ep), i, n;
+	u32 i;
+
+	for (i = 0; i < win->nchunks; i++)
+		rmawin_chunk_unmap(win, &win->chunks[i]);
+	kvfree(win->chunks);
+	win->chunks = NULL;
+	win->nchunks = 0;
+}
+
+static int rmawin_win_register_blocks(struct rmawin_win *win)
+{
+	u64 chunk = rmawin_win_chunk_bytes(win);
+	u32 i, n;
 	int ret;
 
-	win->nchunks = DIV_ROUND_UP(win->npages, cp);
+	win->nchunks = DIV_ROUND_UP(rmawin_win_block_off(win) + win->length, chunk);
 	win->chunks = kvcalloc(win->nchunks, sizeof(*win->chunks), GFP_KERNEL);
 	if (!win->chunks)
 		return -ENOMEM;
@@ -502,15 +559,21 @@ static int rmawin_win_register(struct rmawin_win *win)
 	return 0;
 }
 
-static void rmawin_win_unregister(struct rmawin_win *win)
+static int rmawin_win_register(struct rmawin_win *win)
 {
-	u32 i;
+	int ret;
 
-	for (i = 0; i < win->nchunks; i++)
-		rmawin_chunk_unmap(win, &win->chunks[i]);
-	kvfree(win->chunks);
-	win->chunks = NULL;
-	win->nchunks = 0;
+	win->block_shift = rmawin_win_block_shift(win);
+	ret = rmawin_win_register_blocks(win);
+	/* a DMA mapping that does not keep the blocks (an IOMMU): pages, then */
+	if (ret == -EINVAL && win->block_shift > PAGE_SHIFT) {
+		rmawin_win_unregister(win);
+		win->block_shift = PAGE_SHIFT;
+		ret = rmawin_win_register_blocks(win);
+	}
+	rmawin_ep_dbg(win->ep, "window %u: %u regions of %u KiB pages\n", win->id,
+		      win->nchunks, 1U << (win->block_shift - 10));
+	return ret;
 }
 
 static int rmawin_win_send_desc(struct rmawin_win *win, int status)
@@ -524,9 +587,9 @@ static int rmawin_win_send_desc(struct rmawin_win *win, int status)
 	if (!d)
 		return -ENOMEM;
 	d->length = win->length;
-	d->chunk = (u64)rmawin_chunk_pages(win->ep) * PAGE_SIZE;
+	d->chunk = rmawin_win_chunk_bytes(win);
 	d->disp_unit = win->disp_unit;
-	d->page_off = offset_in_page(win->base);
+	d->page_off = rmawin_win_block_off(win);
 	d->nmrs = status ? 0 : win->nchunks;
 	d->status = status;
 	do {
@@ -591,6 +654,7 @@ static int rmawin_win_setup(struct rmawin_win *win)
 {
 	int ret = 0;
 
+	win->block_shift = PAGE_SHIFT;
 	if (win->length && win->kmem_wanted)
 		ret = rmawin_win_alloc_pages(win);
 	else if (win->length)

@@ -2,7 +2,8 @@
 /*
  * Windows whose memory the module allocates (RMAWIN_WIN_ALLOCATE): the
  * mapping, its validation, data put by a peer seen through it, and pages
- * that outlive a freed window while still mapped.
+ * that outlive a freed window while still mapped.  And a window on
+ * transparent huge pages, which the module registers with 2 MiB pages.
  */
 #include <arpa/inet.h>
 #include <sys/mman.h>
@@ -192,6 +193,129 @@ TEST(allocate_put_between_ranks)
 		if (!pid[i])
 			_exit(alloc_rank(i));
 	}
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(pid[i], waitpid(pid[i], &st, 0));
+		EXPECT_TRUE(WIFEXITED(st));
+		EXPECT_EQ(0, WEXITSTATUS(st)) TH_LOG("rank %d failed at step %d", i,
+						     WEXITSTATUS(st));
+	}
+	EXPECT_EQ(0, rmawin_stat("windows"));
+	EXPECT_EQ(0, rmawin_stat("pinned_pages"));
+	EXPECT_EQ(0, rmawin_stat("mrs"));
+}
+
+#define HUGE	(2UL << 20)
+#define HUGE_LEN	(6UL << 20)
+/* Where the huge-page window starts in its first 2 MiB page: not aligned. */
+#define HUGE_SKEW	(4096 + 3)
+
+/* Kilobytes of this process's memory in transparent huge pages. */
+static long anon_huge_kb(void)
+{
+	char line[256];
+	long kb = -1;
+	FILE *f = fopen("/proc/self/smaps_rollup", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "AnonHugePages: %ld kB", &kb) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return kb;
+}
+
+static unsigned char huge_byte(size_t i, int rank)
+{
+	return (unsigned char)(i * 13 + (i >> 12) + rank + 1);
+}
+
+/*
+ * One rank: a 6 MiB window 4 KiB + 3 bytes into 2 MiB-aligned memory that
+ * asked for huge pages; each rank puts 6 MiB - 2 KiB, crossing every
+ * 2 MiB boundary, into the other's window and gets 64 KiB across the
+ * first boundary back.  Tells the parent through @fd whether its window
+ * was on huge pages, then waits for its word to free.
+ */
+static int huge_rank(int rank, int fd, int go)
+{
+	char a0[32], a1[32], c;
+	const char *addrs[] = { a0, a1 };
+	struct rmawin_ep_attr attr = { .rank = rank, .nranks = 2, .addrs = addrs };
+	size_t i, len = HUGE_LEN - 2048, back = 64 * 1024, gdisp = HUGE - HUGE_SKEW - 1000;
+	unsigned char *raw, *mem, *base, *src, *dst;
+	struct rmawin_win *win;
+	struct rmawin_ep *ep;
+	int ret;
+
+	raw = mmap(NULL, HUGE_LEN + 2 * HUGE, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	src = malloc(len);
+	dst = malloc(back);
+	if (raw == MAP_FAILED || !src || !dst)
+		return 1;
+	mem = (unsigned char *)(((uintptr_t)raw + HUGE - 1) & ~(HUGE - 1));
+	madvise(mem, HUGE_LEN + HUGE, MADV_HUGEPAGE);
+	memset(mem, 0, HUGE_LEN + HUGE);
+	base = mem + HUGE_SKEW;
+	for (i = 0; i < len; i++)
+		src[i] = huge_byte(i, rank);
+	snprintf(a0, sizeof(a0), "198.18.0.1:26120");
+	snprintf(a1, sizeof(a1), "198.18.0.1:26121");
+	if (rmawin_ep_open(&attr, &ep))
+		return 2;
+	if (rmawin_win_create(ep, base, HUGE_LEN, 1, 0, &win))
+		return 3;
+	ret = rmawin_fence(win, 0);
+	ret = ret ?: rmawin_put(win, src, len, 1 - rank, 1024);
+	ret = ret ?: rmawin_fence(win, 0);
+	if (ret)
+		return 4;
+	for (i = 0; i < len; i++)
+		if (base[1024 + i] != huge_byte(i, 1 - rank))
+			return 5;
+	if (base[0] || base[1023] || base[1024 + len])
+		return 6;
+	/* what the peer put into its own window crossed its first boundary here */
+	ret = rmawin_get(win, dst, back, 1 - rank, gdisp);
+	ret = ret ?: rmawin_fence(win, 0);
+	if (ret)
+		return 7;
+	for (i = 0; i < back; i++)
+		if (dst[i] != huge_byte(gdisp - 1024 + i, rank))
+			return 8;
+	c = anon_huge_kb() >= (long)(HUGE_LEN >> 10) ? 'h' : 'p';
+	if (write(fd, &c, 1) != 1 || read(go, &c, 1) != 1)
+		return 9;
+	if (rmawin_win_free(win) || rmawin_ep_close(ep))
+		return 10;
+	return 0;
+}
+
+TEST(huge_page_window_between_ranks)
+{
+	int up[2], go[2], i, st;
+	long mrs;
+	char c[2];
+	pid_t pid[2];
+
+	ASSERT_EQ(0, pipe(up));
+	ASSERT_EQ(0, pipe(go));
+	for (i = 0; i < 2; i++) {
+		pid[i] = fork();
+		if (!pid[i])
+			_exit(huge_rank(i, up[1], go[0]));
+	}
+	/* both windows exist and their data checked out: count the regions */
+	if (read(up[0], &c[0], 1) == 1 && read(up[0], &c[1], 1) == 1) {
+		mrs = rmawin_stat("mrs");
+		if (c[0] == 'h' && c[1] == 'h') {
+			/* one region each, not four of 512 small pages */
+			EXPECT_EQ(2, mrs);
+		} else {
+			TH_LOG("no transparent huge pages here: %ld regions of small pages", mrs);
+		}
+	}
+	ASSERT_EQ(2, write(go[1], "gg", 2));
 	for (i = 0; i < 2; i++) {
 		ASSERT_EQ(pid[i], waitpid(pid[i], &st, 0));
 		EXPECT_TRUE(WIFEXITED(st));
