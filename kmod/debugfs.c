@@ -48,17 +48,26 @@ static int rmawin_ep_stats_show(struct seq_file *m, void *unused)
 	struct rmawin_ep *ep = m->private;
 	struct rmawin_group *grp;
 
-	/* the lock keeps the group from going away under us */
-	mutex_lock(&ep->lock);
-	grp = ep->group;
 	seq_printf(m, "pid %d\n", pid_nr(ep->pid));
-	seq_printf(m, "device %s\n", ep->dev ? dev_name(&ep->dev->ibdev->dev) :
-		   ep->detached ? "(removed)" : "(none)");
-	seq_printf(m, "rank %d\n", grp ? (int)grp->rank : -1);
-	seq_printf(m, "nranks %u\n", grp ? grp->nranks : 0);
-	seq_printf(m, "peers_connected %d\n", grp ? atomic_read(&grp->nconnected) : 0);
+	/*
+	 * The lock keeps the group from going away under us; but a call
+	 * that waits for peers (a barrier, a lock, a window's creation)
+	 * holds it as long as they take, and a reader must not wait for a
+	 * job: then the endpoint is "busy" and its group fields are left out.
+	 */
+	if (mutex_trylock(&ep->lock)) {
+		grp = ep->group;
+		seq_printf(m, "device %s\n", ep->dev ? dev_name(&ep->dev->ibdev->dev) :
+			   ep->detached ? "(removed)" : "(none)");
+		seq_printf(m, "rank %d\n", grp ? (int)grp->rank : -1);
+		seq_printf(m, "nranks %u\n", grp ? grp->nranks : 0);
+		seq_printf(m, "peers_connected %d\n", grp ? atomic_read(&grp->nconnected) : 0);
+		mutex_unlock(&ep->lock);
+	} else {
+		seq_puts(m, "busy 1\n");
+	}
+	/* atomics, in the endpoint itself */
 	rmawin_show_counters(m, ep->counters);
-	mutex_unlock(&ep->lock);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(rmawin_ep_stats);

@@ -334,4 +334,85 @@ TEST(peer_killed_barrier_econnreset)
 	EXPECT_EQ(0, rmawin_stat("endpoints"));
 }
 
+/* Rank 1 waits in a barrier that rank 0 enters only when told to. */
+static int busy_rank(int rank, int up, int go)
+{
+	struct rmawin_ep *ep;
+	char c = 'i';
+
+	if (open_rank(rank, 2, 22000, 20000, &ep) || rmawin_barrier(ep))
+		return 1;
+	if (rank == 1 && write(up, &c, 1) != 1)
+		return 2;
+	if (rank == 0 && read(go, &c, 1) != 1)
+		return 3;
+	if (rmawin_barrier(ep))
+		return 4;
+	return rmawin_ep_close(ep) ? 5 : 0;
+}
+
+/* Exit 0 if some endpoint's debugfs file names @pid and says it is busy. */
+static int read_ep_files(pid_t pid)
+{
+	char path[64], key[32];
+	int id, found = 0;
+	long val, p, busy;
+	FILE *f;
+
+	for (id = 0; id < 4096 && !found; id++) {
+		snprintf(path, sizeof(path), "/sys/kernel/debug/rmawin/ep%d", id);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		p = busy = -1;
+		while (fscanf(f, "%31s %ld", key, &val) == 2) {
+			if (!strcmp(key, "pid"))
+				p = val;
+			else if (!strcmp(key, "busy"))
+				busy = val;
+		}
+		fclose(f);
+		found = p == pid && busy == 1;
+	}
+	return found ? 0 : 1;
+}
+
+/*
+ * Reading the debugfs file of an endpoint that waits in a barrier returns
+ * at once ("busy 1", its group fields left out) instead of waiting as
+ * long as the job does.
+ */
+TEST(debugfs_does_not_wait_for_a_blocked_endpoint)
+{
+	int up[2], go[2], i, st = -1;
+	pid_t pids[2], reader;
+	char c;
+
+	ASSERT_EQ(0, pipe(up));
+	ASSERT_EQ(0, pipe(go));
+	for (i = 0; i < 2; i++) {
+		pids[i] = fork();
+		if (pids[i] == 0)
+			_exit(busy_rank(i, up[1], go[0]));
+	}
+	ASSERT_EQ(1, read(up[0], &c, 1));
+	usleep(300000);		/* rank 1 is in the barrier, rank 0 not */
+	reader = fork();
+	if (reader == 0)
+		_exit(read_ep_files(pids[1]));
+	for (i = 0; i < 50 && waitpid(reader, &st, WNOHANG) == 0; i++)
+		usleep(100000);
+	EXPECT_LT(i, 50) TH_LOG("reading debugfs waited for the barrier");
+	ASSERT_EQ(1, write(go[1], "g", 1));
+	if (i == 50)
+		ASSERT_EQ(reader, waitpid(reader, &st, 0));
+	EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0)
+		TH_LOG("no endpoint of pid %d said busy 1", pids[1]);
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(pids[i], waitpid(pids[i], &st, 0));
+		EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	}
+	EXPECT_EQ(0, rmawin_stat("endpoints"));
+}
+
 TEST_HARNESS_MAIN
