@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * reg_mr: the yardstick of window creation.  Times ibv_reg_mr() and
- * ibv_dereg_mr() of malloc'd, touched memory on one RDMA device, for the
+ * ibv_dereg_mr() of touched memory (2 MiB-aligned) on one RDMA device, for the
  * sizes rmawin_bench's win_create uses, and writes the same CSV.
  *
  *   bench/reg_mr [-d DEVICE] [-m MAX] [-r REPS] [-H]
@@ -69,11 +69,11 @@ static int time_size(struct ibv_pd *pd, size_t size, int reps)
 	void *buf;
 	int i, ret;
 
-	if (posix_memalign(&buf, 4096, size)) {
+	buf = bench_alloc_touched(size);
+	if (!buf) {
 		fprintf(stderr, "reg_mr: cannot allocate %zu bytes\n", size);
 		return -1;
 	}
-	memset(buf, 0, size);
 	for (i = 0; i < reps; i++) {
 		t0 = now_us();
 		mr = ibv_reg_mr(pd, buf, size, ACCESS);
@@ -107,7 +107,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: reg_mr [-d DEVICE] [-m MAX_MIB] [-r REPS] [-H]\n"
 		"\n"
-		"Times ibv_reg_mr and ibv_dereg_mr of malloc'd, touched memory from 1 MiB\n"
+		"Times ibv_reg_mr and ibv_dereg_mr of touched memory (2 MiB-aligned) from 1 MiB\n"
 		"to MAX_MIB MiB (default 256) by powers of 4, REPS times each (default %d),\n"
 		"and writes CSV lines as rmawin_bench does; -H writes the header first.\n",
 		DEFAULT_REPS);

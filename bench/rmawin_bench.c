@@ -157,11 +157,10 @@ static void ok(int ret, const char *what)
 
 static void *alloc_touched(size_t size)
 {
-	void *p;
+	void *p = bench_alloc_touched(size);
 
-	if (posix_memalign(&p, 4096, size ? size : 1))
+	if (!p)
 		die("posix_memalign", -ENOMEM);
-	memset(p, 0, size);
 	return p;
 }
 
@@ -515,7 +514,7 @@ static void sync_call(struct bench *b, struct rmawin_win *win, enum sync_kind ki
  */
 static long my_ctrl_msgs(void)
 {
-	char path[64], key[32];
+	char path[64], line[128];
 	long val, pid, msgs;
 	unsigned int id;
 	FILE *f;
@@ -526,10 +525,10 @@ static long my_ctrl_msgs(void)
 		if (!f)
 			continue;
 		pid = msgs = -1;
-		while (fscanf(f, "%31s %ld", key, &val) == 2) {
-			if (!strcmp(key, "pid"))
+		while (fgets(line, sizeof(line), f)) {
+			if (sscanf(line, "pid %ld", &val) == 1)
 				pid = val;
-			else if (!strcmp(key, "ctrl_msgs"))
+			else if (sscanf(line, "ctrl_msgs %ld", &val) == 1)
 				msgs = val;
 		}
 		fclose(f);
@@ -601,7 +600,7 @@ static void run_sync(struct bench *b)
  */
 
 /*
- * Rank 0 exposes @size bytes of malloc'd, touched memory; the others expose
+ * Rank 0 exposes @size bytes of touched memory (2 MiB-aligned); the others expose
  * nothing, so that one process pins and registers what reg_mr registers,
  * plus the collective exchange of the window's keys.
  */

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "stats.h"
@@ -38,4 +39,16 @@ struct stats stats_of(double *v, size_t n)
 		.p10 = percentile(v, n, 0.1),
 		.p90 = percentile(v, n, 0.9),
 	};
+}
+
+#define HUGE_ALIGN	((size_t)2 << 20)
+
+void *bench_alloc_touched(size_t size)
+{
+	void *p;
+
+	if (posix_memalign(&p, size >= HUGE_ALIGN ? HUGE_ALIGN : 4096, size ? size : 1))
+		return NULL;
+	memset(p, 0, size);
+	return p;
 }

@@ -21,4 +21,12 @@ struct stats {
 /* Sorts @v (n > 0) and returns its median and its 10th and 90th percentiles. */
 struct stats stats_of(double *v, size_t n);
 
+/*
+ * @size bytes of zeroed, touched memory, aligned to 2 MiB from 2 MiB up
+ * (where the kernel backs it with transparent huge pages, as it would an
+ * HPC code's large arrays), to a page below; NULL if there is none.  The
+ * window benchmarks and reg_mr use the same.
+ */
+void *bench_alloc_touched(size_t size);
+
 #endif

@@ -311,7 +311,7 @@ static int rmawin_msg_post(struct rmawin_peer *peer, int slot, u8 type, u32 arg,
 	wr.num_sge = 1;
 	wr.opcode = IB_WR_SEND;
 	wr.send_flags = IB_SEND_SIGNALED;
-	ret = rmawin_post_send(peer->qp, &wr);
+	ret = rmawin_post_send(peer->qp, &wr, false);
 	if (!ret)
 		rmawin_count(grp->ep, RMAWIN_CNT_CTRL_MSGS, 1);
 	if (ret) {

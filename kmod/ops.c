@@ -395,7 +395,7 @@ static int rmawin_req_post(struct rmawin_req *req, const struct rmawin_op_desc *
 			return peer->error ?: -ECONNRESET;
 		atomic_inc(&req->pending);
 		atomic_inc(&peer->sq_data);
-		ret = rmawin_post_send(peer->qp, &wr.wr);
+		ret = rmawin_post_send(peer->qp, &wr.wr, wr.wr.opcode == IB_WR_RDMA_WRITE);
 		if (ret) {
 			atomic_dec(&peer->sq_data);
 			atomic_dec(&req->pending);

@@ -516,7 +516,7 @@ static int rmawin_reg_batch(struct rmawin_win *win, u32 first, u32 n)
 		wr->access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ |
 			     IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_ATOMIC;
 	}
-	ret = rmawin_post_send(peer->qp, &wrs[0].wr);
+	ret = rmawin_post_send(peer->qp, &wrs[0].wr, false);
 	if (ret)
 		return ret;
 	/* the device completes it or the QP's teardown flushes it: no timeout */

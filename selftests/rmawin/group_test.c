@@ -354,7 +354,7 @@ static int busy_rank(int rank, int up, int go)
 /* Exit 0 if some endpoint's debugfs file names @pid and says it is busy. */
 static int read_ep_files(pid_t pid)
 {
-	char path[64], key[32];
+	char path[64], line[128];
 	int id, found = 0;
 	long val, p, busy;
 	FILE *f;
@@ -365,10 +365,10 @@ static int read_ep_files(pid_t pid)
 		if (!f)
 			continue;
 		p = busy = -1;
-		while (fscanf(f, "%31s %ld", key, &val) == 2) {
-			if (!strcmp(key, "pid"))
+		while (fgets(line, sizeof(line), f)) {
+			if (sscanf(line, "pid %ld", &val) == 1)
 				p = val;
-			else if (!strcmp(key, "busy"))
+			else if (sscanf(line, "busy %ld", &val) == 1)
 				busy = val;
 		}
 		fclose(f);
