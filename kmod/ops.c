@@ -607,16 +607,23 @@ int rmawin_op_run(struct rmawin_ep *ep, const struct rmawin_op_desc *op, bool ri
 int rmawin_ioctl_rma(struct rmawin_ep *ep, void *arg)
 {
 	struct rmawin_rma *r = arg;
-	struct rmawin_target *targets;
-	struct rmawin_op_desc *ops;
+	struct rmawin_target *targets, one_target;
+	struct rmawin_op_desc *ops, one_op;
 	u32 i;
 	int ret;
 
 	if (r->flags || !r->nops || r->nops > RMAWIN_RMA_MAX_OPS ||
 	    r->op_size < RMAWIN_OP_DESC_SIZE_VER0 || r->op_size > PAGE_SIZE)
 		return -EINVAL;
-	ops = kvcalloc(r->nops, sizeof(*ops), GFP_KERNEL);
-	targets = kvcalloc(r->nops, sizeof(*targets), GFP_KERNEL);
+	if (r->nops == 1) {
+		/* what every library call sends: no allocation for it */
+		ops = &one_op;
+		targets = &one_target;
+		memset(targets, 0, sizeof(*targets));
+	} else {
+		ops = kvcalloc(r->nops, sizeof(*ops), GFP_KERNEL);
+		targets = kvcalloc(r->nops, sizeof(*targets), GFP_KERNEL);
+	}
 	if (!ops || !targets) {
 		ret = -ENOMEM;
 		goto out_free;
@@ -634,7 +641,9 @@ int rmawin_ioctl_rma(struct rmawin_ep *ep, void *arg)
 		ret = rmawin_op_issue(ep, &ops[i], &targets[i]);
 	mutex_unlock(&ep->lock);
 out_free:
-	kvfree(targets);
-	kvfree(ops);
+	if (r->nops > 1) {
+		kvfree(targets);
+		kvfree(ops);
+	}
 	return ret;
 }

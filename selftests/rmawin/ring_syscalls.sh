@@ -25,9 +25,11 @@ else
 fi
 # The rank that named itself rmw-begin; its calls until it named itself rmw-end.
 pid=$(awk '/PR_SET_NAME, "rmw-begin"/ { print $1; exit }' "$tmp/trace")
+# strace -f splits a call that another process's output interrupts into
+# "<unfinished ...>" and "<... resumed>" lines: the first one is the call.
 awk -v pid="$pid" '
 	$1 == pid && /PR_SET_NAME, "rmw-end"/ { inside = 0 }
-	$1 == pid && inside { print }
+	$1 == pid && inside && !/^[0-9]+ +<\.\.\. [a-z_0-9]+ resumed>/ { print }
 	$1 == pid && /PR_SET_NAME, "rmw-begin"/ { inside = 1 }' "$tmp/trace" >"$tmp/between"
 total=$(wc -l <"$tmp/between")
 # RMAWIN_IOC_RING_ENTER: _IO(0xd7, 0x91)
