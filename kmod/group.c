@@ -539,26 +539,31 @@ static int rmawin_group_bind(struct rmawin_group *grp)
 	return 0;
 }
 
+/* A completion queue for @depth work requests of every peer's queue pair. */
+static int rmawin_cq_alloc(struct rmawin_group *grp, struct ib_cq **cq, u32 depth,
+			   enum ib_poll_context poll)
+{
+	/* each queue pair's depth plus the one ib_drain_qp() posts */
+	int cqe = min_t(u64, (u64)(grp->nranks - 1) * (depth + 1) + 16,
+			grp->ibdev->attrs.max_cqe);
+	struct ib_cq *q = ib_alloc_cq(grp->ibdev, grp, cqe, 0, poll);
+
+	if (IS_ERR(q))
+		return PTR_ERR(q);
+	*cq = q;
+	return 0;
+}
+
 static int rmawin_group_alloc_resources(struct rmawin_group *grp)
 {
-	u32 i, n = grp->nranks - 1;
-	int ret, cqe;
+	u32 i;
+	int ret;
 
-	/* each queue pair's depth plus the one ib_drain_qp() posts */
-	cqe = min_t(u64, (u64)n * (RMAWIN_CTRL_DEPTH + 1) + 16, grp->ibdev->attrs.max_cqe);
-	grp->cq = ib_alloc_cq(grp->ibdev, grp, cqe, 0, IB_POLL_WORKQUEUE);
-	if (IS_ERR(grp->cq)) {
-		ret = PTR_ERR(grp->cq);
-		grp->cq = NULL;
+	ret = rmawin_cq_alloc(grp, &grp->cq, RMAWIN_CTRL_DEPTH, IB_POLL_WORKQUEUE);
+	if (!ret)
+		ret = rmawin_cq_alloc(grp, &grp->scq, RMAWIN_SQ_DEPTH, IB_POLL_SOFTIRQ);
+	if (ret)
 		return ret;
-	}
-	cqe = min_t(u64, (u64)n * (RMAWIN_SQ_DEPTH + 1) + 16, grp->ibdev->attrs.max_cqe);
-	grp->scq = ib_alloc_cq(grp->ibdev, grp, cqe, 0, IB_POLL_SOFTIRQ);
-	if (IS_ERR(grp->scq)) {
-		ret = PTR_ERR(grp->scq);
-		grp->scq = NULL;
-		return ret;
-	}
 	ret = rmawin_bounce_alloc(grp);
 	if (ret)
 		return ret;

@@ -312,9 +312,9 @@ static int rmawin_msg_post(struct rmawin_peer *peer, int slot, u8 type, u32 arg,
 	wr.opcode = IB_WR_SEND;
 	wr.send_flags = IB_SEND_SIGNALED;
 	ret = rmawin_post_send(peer->qp, &wr, false);
-	if (!ret)
+	if (!ret) {
 		rmawin_count(grp->ep, RMAWIN_CNT_CTRL_MSGS, 1);
-	if (ret) {
+	} else {
 		unsigned long flags;
 
 		spin_lock_irqsave(&grp->lock, flags);

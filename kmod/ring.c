@@ -69,8 +69,9 @@
  * @ctail: our own completion tail (under the endpoint lock)
  * @flags: the poller's own copy of the flags
  * @idle_ns: spin this long with nothing to do before sleeping
- * @yielded: the poller sleeps because another task wanted its CPU
- * @slept_ns: when the poller last went to sleep
+ * @reprobe_ns: a doorbell that ran the entries itself wakes the sleeping
+ *	poller only from this time on: 0 if it went to sleep idle, else
+ *	RMAWIN_RING_REPROBE_NS after it gave its CPU to another task
  * @mm: the owner's address space (mmgrab'ed)
  * @poller: the thread, until rmawin_ring_stop() takes it
  * @wait: the sleeping poller waits here
@@ -92,8 +93,7 @@ struct rmawin_ring {
 	u32 ctail;
 	u32 flags;
 	u64 idle_ns;
-	bool yielded;
-	u64 slept_ns;
+	u64 reprobe_ns;
 	struct mm_struct *mm;
 	struct task_struct *poller;
 	wait_queue_head_t wait;
@@ -148,11 +148,14 @@ static int rmawin_ring_consume(struct rmawin_ring *ring)
 	if (!rmawin_ring_has_work(ring))
 		return 0;
 	mutex_lock(&ep->lock);
+	/* stopped (set under this lock): what is left is the library's to run by ioctl */
+	if (READ_ONCE(ring->flags) & RMAWIN_SQ_DEAD) {
+		mutex_unlock(&ep->lock);
+		return 0;
+	}
 	/* acquire: the entries are written before the tail that publishes them */
 	tail = smp_load_acquire(ring->sq_tail);
-	if (READ_ONCE(ring->flags) & RMAWIN_SQ_DEAD) {
-		/* stopped: what is left is the library's to run by ioctl */
-	} else if (tail - ring->head > ring->sq_entries) {
+	if (tail - ring->head > ring->sq_entries) {
 		/* not a ring any more: drop it all and say so once */
 		WRITE_ONCE(ring->head, tail);
 		/* release: we are done reading the slots we hand back */
@@ -161,8 +164,7 @@ static int rmawin_ring_consume(struct rmawin_ring *ring)
 			rmawin_ring_post(ring, 0, -EINVAL, RMAWIN_CQE_F_RING);
 		n = 1;
 	}
-	while (!(READ_ONCE(ring->flags) & RMAWIN_SQ_DEAD) && ring->head != tail &&
-	       n < RMAWIN_RING_BATCH && rmawin_ring_cq_room(ring)) {
+	while (ring->head != tail && n < RMAWIN_RING_BATCH && rmawin_ring_cq_room(ring)) {
 		/* one copy; userspace may scribble on the slot meanwhile */
 		memcpy(&op, &ring->sqes[ring->head & (ring->sq_entries - 1)], sizeof(op));
 		res = rmawin_op_run(ep, &op, true);
@@ -237,8 +239,8 @@ static int rmawin_ring_poller(void *data)
 		/* leave the address space, so the process can exit */
 		if (in_mm)
 			rmawin_ring_unuse_mm(ring);
-		WRITE_ONCE(ring->yielded, in_mm && !idle);
-		WRITE_ONCE(ring->slept_ns, ktime_get_ns());
+		WRITE_ONCE(ring->reprobe_ns, in_mm && !idle ?
+			   ktime_get_ns() + RMAWIN_RING_REPROBE_NS : 0);
 		rmawin_ring_sleep(ring, !in_mm);
 		in_mm = false;
 		last = ktime_get_ns();
@@ -390,8 +392,7 @@ static int rmawin_ring_submit(struct rmawin_ring *ring)
 /* After a doorbell did the work: wake the poller too, to poll again? */
 static bool rmawin_ring_reprobe(struct rmawin_ring *ring)
 {
-	return !READ_ONCE(ring->yielded) ||
-	       ktime_get_ns() - READ_ONCE(ring->slept_ns) > RMAWIN_RING_REPROBE_NS;
+	return ktime_get_ns() >= READ_ONCE(ring->reprobe_ns);
 }
 
 /**

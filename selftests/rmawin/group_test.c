@@ -408,11 +408,9 @@ TEST(debugfs_does_not_wait_for_a_blocked_endpoint)
 		ASSERT_EQ(reader, waitpid(reader, &st, 0));
 	EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0)
 		TH_LOG("no endpoint of pid %d said busy 1", pids[1]);
-	for (i = 0; i < 2; i++) {
-		ASSERT_EQ(pids[i], waitpid(pids[i], &st, 0));
-		EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
-	}
-	EXPECT_EQ(0, rmawin_stat("endpoints"));
+	for (i = 0; i < 2; i++)
+		rmawin_test_wait_rank(_metadata, pids[i], i);
+	rmawin_test_expect_no_leaks(_metadata);
 }
 
 TEST_HARNESS_MAIN

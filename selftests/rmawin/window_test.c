@@ -186,22 +186,16 @@ static int alloc_rank(int rank)
 TEST(allocate_put_between_ranks)
 {
 	pid_t pid[2];
-	int i, st;
+	int i;
 
 	for (i = 0; i < 2; i++) {
 		pid[i] = fork();
 		if (!pid[i])
 			_exit(alloc_rank(i));
 	}
-	for (i = 0; i < 2; i++) {
-		ASSERT_EQ(pid[i], waitpid(pid[i], &st, 0));
-		EXPECT_TRUE(WIFEXITED(st));
-		EXPECT_EQ(0, WEXITSTATUS(st)) TH_LOG("rank %d failed at step %d", i,
-						     WEXITSTATUS(st));
-	}
-	EXPECT_EQ(0, rmawin_stat("windows"));
-	EXPECT_EQ(0, rmawin_stat("pinned_pages"));
-	EXPECT_EQ(0, rmawin_stat("mrs"));
+	for (i = 0; i < 2; i++)
+		rmawin_test_wait_rank(_metadata, pid[i], i);
+	rmawin_test_expect_no_leaks(_metadata);
 }
 
 #define HUGE	(2UL << 20)
@@ -293,7 +287,7 @@ static int huge_rank(int rank, int fd, int go)
 
 TEST(huge_page_window_between_ranks)
 {
-	int up[2], go[2], i, st;
+	int up[2], go[2], i;
 	long mrs;
 	char c[2];
 	pid_t pid[2];
@@ -316,15 +310,9 @@ TEST(huge_page_window_between_ranks)
 		}
 	}
 	ASSERT_EQ(2, write(go[1], "gg", 2));
-	for (i = 0; i < 2; i++) {
-		ASSERT_EQ(pid[i], waitpid(pid[i], &st, 0));
-		EXPECT_TRUE(WIFEXITED(st));
-		EXPECT_EQ(0, WEXITSTATUS(st)) TH_LOG("rank %d failed at step %d", i,
-						     WEXITSTATUS(st));
-	}
-	EXPECT_EQ(0, rmawin_stat("windows"));
-	EXPECT_EQ(0, rmawin_stat("pinned_pages"));
-	EXPECT_EQ(0, rmawin_stat("mrs"));
+	for (i = 0; i < 2; i++)
+		rmawin_test_wait_rank(_metadata, pid[i], i);
+	rmawin_test_expect_no_leaks(_metadata);
 }
 
 TEST_HARNESS_MAIN
