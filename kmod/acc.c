@@ -15,7 +15,12 @@
  *
  * An operation is cut into fragments of RMAWIN_ACC_FRAG bytes, whole
  * elements each; the request completes when every fragment is answered,
- * or fails when its target does.
+ * or fails when its target does.  At most RMAWIN_ACC_WINDOW fragments to
+ * one target are unanswered at a time, so that a target never holds more
+ * than that many of our replies; the target answers in order, and a
+ * reply that does not answer the next fragment is a protocol error, as is
+ * a fragment no honest origin sends (a range outside the window, a window
+ * that does not exist, an op and type MPI does not define).
  */
 #include <linux/slab.h>
 #include <linux/highmem.h>
@@ -23,29 +28,6 @@
 #include <linux/uaccess.h>
 
 #include "rmawin.h"
-
-/* Data bytes per message: whole elements of any type, within the buffer. */
-#define RMAWIN_ACC_FRAG		448
-
-/* RMAWIN_MSG_ACC payload; the data follows: origin, then compare (CAS). */
-struct rmawin_acc_msg {
-	u32 win;
-	u8 opcode;
-	u8 acc_op;
-	u8 datatype;
-	u8 pad;
-	u64 offset;
-	u32 len;
-	u32 res_off;
-};
-
-/* RMAWIN_MSG_ACC_REPLY payload; previous values follow for fetching ops. */
-struct rmawin_acc_reply {
-	s32 status;
-	u32 res_off;
-	u32 len;
-	u32 pad;
-};
 
 static bool rmawin_acc_fetches(u8 opcode)
 {
@@ -172,20 +154,58 @@ int rmawin_acc_local(const struct rmawin_op_desc *op, struct rmawin_win *win, u6
 	return 0;
 }
 
+static bool rmawin_acc_room(struct rmawin_peer *peer)
+{
+	return atomic_read(&peer->acc_out) < RMAWIN_ACC_WINDOW ||
+	       READ_ONCE(peer->state) != RMAWIN_PEER_CONNECTED;
+}
+
+/* Send fragment [@done, @done + @n) of the request; @m is a message buffer. */
+static int rmawin_acc_send_frag(struct rmawin_req *req, const struct rmawin_op_desc *op,
+				struct rmawin_wire_acc *m, u64 off, u64 done, u32 n)
+{
+	struct rmawin_peer *peer = req->peer;
+	u32 cas = op->opcode == RMAWIN_OP_CAS;
+	int ret;
+
+	if (wait_event_killable(req->win->ep->wq, rmawin_acc_room(peer)))
+		return -EINTR;
+	if (READ_ONCE(peer->state) != RMAWIN_PEER_CONNECTED)
+		return peer->error ?: -ECONNRESET;
+	m->offset = cpu_to_le64(off + done);
+	m->len = cpu_to_le32(n);
+	m->res_off = cpu_to_le32(done);
+	memcpy(m->data, req->acc_data + done, n);
+	if (cas)
+		memcpy(m->data + n, req->acc_data + op->len, n);
+	/* before the message: its reply may beat our return */
+	WRITE_ONCE(req->acc_sent, done + n);
+	atomic_inc(&req->pending);
+	atomic_inc(&peer->acc_out);
+	ret = rmawin_msg_send(peer, RMAWIN_MSG_ACC, req->acc_id, m, sizeof(*m) + n * (1 + cas));
+	if (ret) {
+		atomic_dec(&peer->acc_out);
+		atomic_dec(&req->pending);
+		WRITE_ONCE(req->acc_sent, done);
+	}
+	return ret;
+}
+
 /**
  * rmawin_acc_issue() - send an accumulate-family operation to its target
  * @req: the request, with its peer and window, on the window's list
  * @op: the descriptor, checked
  * @off: byte offset in the target's window
  *
- * Context: process context, endpoint lock held; sleeps for send buffers.
+ * Context: process context, endpoint lock held; sleeps for send buffers
+ * and for room in the target's window of unanswered fragments.
  * Return: 0 or a negative errno; the request then completes with it.
  */
 int rmawin_acc_issue(struct rmawin_req *req, const struct rmawin_op_desc *op, u64 off)
 {
 	struct rmawin_group *grp = req->win->ep->group;
 	u32 cas = op->opcode == RMAWIN_OP_CAS;
-	struct rmawin_acc_msg *m;
+	struct rmawin_wire_acc *m;
 	u64 done;
 	u32 n;
 	int ret;
@@ -193,7 +213,7 @@ int rmawin_acc_issue(struct rmawin_req *req, const struct rmawin_op_desc *op, u6
 	req->acc_data = kvmalloc(op->len * (1 + cas), GFP_KERNEL);
 	if (rmawin_acc_fetches(op->opcode))
 		req->result = kvzalloc(op->len, GFP_KERNEL);
-	m = kmalloc(sizeof(*m) + 2 * RMAWIN_ACC_FRAG, GFP_KERNEL);
+	m = kmalloc(RMAWIN_MSG_MAX_PAYLOAD, GFP_KERNEL);
 	if (!req->acc_data || (rmawin_acc_fetches(op->opcode) && !req->result) || !m) {
 		ret = -ENOMEM;
 		goto out_free;
@@ -206,115 +226,135 @@ int rmawin_acc_issue(struct rmawin_req *req, const struct rmawin_op_desc *op, u6
 	if (ret)
 		goto out_free;
 
-	m->win = req->win->id;
+	memset(m, 0, sizeof(*m));
+	m->win = cpu_to_le32(req->win->id);
 	m->opcode = op->opcode;
 	m->acc_op = op->acc_op;
 	m->datatype = op->datatype;
-	m->pad = 0;
 	for (done = 0; done < op->len && !ret; done += n) {
 		n = min_t(u64, op->len - done, RMAWIN_ACC_FRAG);
-		m->offset = off + done;
-		m->len = n;
-		m->res_off = done;
-		memcpy(m + 1, req->acc_data + done, n);
-		if (cas)
-			memcpy((u8 *)(m + 1) + n, req->acc_data + op->len, n);
-		atomic_inc(&req->pending);
-		ret = rmawin_msg_send(req->peer, RMAWIN_MSG_ACC, req->acc_id, m,
-				      sizeof(*m) + n * (1 + cas));
-		if (ret)
-			atomic_dec(&req->pending);
+		ret = rmawin_acc_send_frag(req, op, m, off, done, n);
 	}
 out_free:
 	kfree(m);
 	return ret;
 }
 
+/* Is @m a fragment an honest origin could send us?  The window is @win. */
+static bool rmawin_acc_msg_ok(const struct rmawin_wire_acc *m, u16 len,
+			      const struct rmawin_win *win)
+{
+	u32 n = le32_to_cpu(m->len), size = rmawin_acc_size(m->datatype);
+	bool cas = m->opcode == RMAWIN_OP_CAS;
+	u64 off = le64_to_cpu(m->offset), end;
+
+	if (m->opcode < RMAWIN_OP_ACC || m->opcode > RMAWIN_OP_CAS || m->pad || !size)
+		return false;
+	if (cas ? m->acc_op || n != size : !rmawin_acc_valid(m->acc_op, m->datatype))
+		return false;
+	if (!n || n > RMAWIN_ACC_FRAG || n % size || len != sizeof(*m) + n * (1 + cas) ||
+	    le32_to_cpu(m->res_off) % RMAWIN_ACC_FRAG)
+		return false;
+	return !check_add_overflow(off, (u64)n, &end) && end <= win->length;
+}
+
 /**
  * rmawin_acc_recv() - apply a peer's accumulate fragment to our window
  * @peer: the origin
  * @id: its request id, echoed in the reply
- * @payload: struct rmawin_acc_msg and data
+ * @p: struct rmawin_wire_acc and data
  * @len: payload bytes
  *
  * Context: completion (workqueue) context; never waits for the CQ.
+ * Return: 0, -EPROTO for a fragment no honest origin sends, or for an
+ * origin that leaves too many replies unreceived.
  */
-void rmawin_acc_recv(struct rmawin_peer *peer, u32 id, const void *payload, u16 len)
+int rmawin_acc_recv(struct rmawin_peer *peer, u32 id, const void *p, u16 len)
 {
-	const struct rmawin_acc_msg *m = payload;
+	const struct rmawin_wire_acc *m = p;
 	struct rmawin_ep *ep = peer->grp->ep;
 	struct {
-		struct rmawin_acc_reply r;
+		struct rmawin_wire_acc_reply r;
 		u64 old[RMAWIN_ACC_FRAG / sizeof(u64)];
 	} rep = {};
-	u32 cas, size, n;
 	struct rmawin_win *win;
-	u64 end;
+	u32 n = le32_to_cpu(m->len);
+	bool ok;
 
-	if (len < sizeof(*m)) {
-		rmawin_peer_fail(peer, -EPROTO);
-		return;
-	}
-	cas = m->opcode == RMAWIN_OP_CAS;
-	size = rmawin_acc_size(m->datatype);
-	n = m->len;
-	rep.r.res_off = m->res_off;
-	/* a peer is another kernel running our code, but check all the same */
-	if (n > RMAWIN_ACC_FRAG || len < sizeof(*m) + n * (1 + cas) || !size || n % size ||
-	    m->opcode < RMAWIN_OP_ACC || m->opcode > RMAWIN_OP_CAS ||
-	    (!cas && !rmawin_acc_valid(m->acc_op, m->datatype))) {
-		rep.r.status = -EPROTO;
-		goto reply;
-	}
 	xa_lock(&ep->wins);
-	win = xa_load(&ep->wins, m->win);
-	if (!win)
-		rep.r.status = -ENOENT;
-	else if (check_add_overflow(m->offset, (u64)n, &end) || end > win->length)
-		rep.r.status = -ERANGE;
-	else
-		rmawin_acc_apply_win(win, m->opcode, m->acc_op, m->datatype, m->offset, n,
-				     m + 1, rep.old);
+	win = xa_load(&ep->wins, le32_to_cpu(m->win));
+	ok = win && rmawin_acc_msg_ok(m, len, win);
+	if (ok)
+		rmawin_acc_apply_win(win, m->opcode, m->acc_op, m->datatype,
+				     le64_to_cpu(m->offset), n, m->data, rep.old);
 	xa_unlock(&ep->wins);
-	if (!rep.r.status && rmawin_acc_fetches(m->opcode))
-		rep.r.len = n;
-reply:
-	if (rmawin_msg_send_async(peer, RMAWIN_MSG_ACC_REPLY, id, &rep,
-				  sizeof(rep.r) + rep.r.len))
-		rmawin_peer_fail(peer, -ENOMEM);
+	if (!ok)
+		return -EPROTO;
+	rep.r.res_off = m->res_off;
+	if (rmawin_acc_fetches(m->opcode))
+		rep.r.len = cpu_to_le32(n);
+	else
+		n = 0;
+	return rmawin_msg_send_async(peer, RMAWIN_MSG_ACC_REPLY, id, &rep, sizeof(rep.r) + n);
+}
+
+/* Is @r the answer to @req's next fragment, from its target? */
+static bool rmawin_acc_reply_ok(const struct rmawin_req *req, const struct rmawin_peer *peer,
+				const struct rmawin_wire_acc_reply *r, u16 len)
+{
+	u32 res_off = le32_to_cpu(r->res_off), rlen = le32_to_cpu(r->len);
+	s32 status = le32_to_cpu(r->status);
+	u64 frag;
+
+	if (!req || req->peer != peer || test_bit(0, &req->finished))
+		return false;
+	if (r->pad || status > 0 || status < -MAX_ERRNO || res_off != req->acc_next ||
+	    res_off >= READ_ONCE(req->acc_sent))
+		return false;
+	frag = min_t(u64, req->len - res_off, RMAWIN_ACC_FRAG);
+	if (rlen != (req->result && !status ? frag : 0))
+		return false;
+	return len == sizeof(*r) + rlen;
 }
 
 /**
  * rmawin_acc_reply_recv() - the target answered one of our fragments
  * @peer: the target
  * @id: our request id
- * @payload: struct rmawin_acc_reply and previous values
+ * @p: struct rmawin_wire_acc_reply and previous values
  * @len: payload bytes
  *
  * Context: completion (workqueue) context.
+ * Return: 0, or -EPROTO for a reply to no fragment of ours.
  */
-void rmawin_acc_reply_recv(struct rmawin_peer *peer, u32 id, const void *payload, u16 len)
+int rmawin_acc_reply_recv(struct rmawin_peer *peer, u32 id, const void *p, u16 len)
 {
-	const struct rmawin_acc_reply *r = payload;
+	const struct rmawin_wire_acc_reply *r = p;
 	struct rmawin_group *grp = peer->grp;
 	struct rmawin_req *req;
+	s32 status;
+	u32 res_off, rlen;
 
-	if (len < sizeof(*r) || r->len > len - sizeof(*r)) {
-		rmawin_peer_fail(peer, -EPROTO);
-		return;
-	}
 	xa_lock_irq(&grp->acc_reqs);
 	req = xa_load(&grp->acc_reqs, id);
-	if (req && req->peer == peer && !test_bit(0, &req->finished)) {
-		if (r->status && !req->status)
-			req->status = r->status;
-		if (req->result && r->len && r->res_off <= req->len &&
-		    r->len <= req->len - r->res_off)
-			memcpy(req->result + r->res_off, r + 1, r->len);
-		if (atomic_dec_and_test(&req->pending))
-			rmawin_req_finish(req);
+	if (!rmawin_acc_reply_ok(req, peer, r, len)) {
+		xa_unlock_irq(&grp->acc_reqs);
+		return -EPROTO;
 	}
+	status = le32_to_cpu(r->status);
+	res_off = le32_to_cpu(r->res_off);
+	rlen = le32_to_cpu(r->len);
+	if (status && !req->status)
+		req->status = status;
+	if (rlen)
+		memcpy(req->result + res_off, r->old, rlen);
+	req->acc_next = res_off + min_t(u64, req->len - res_off, RMAWIN_ACC_FRAG);
+	atomic_dec(&peer->acc_out);
+	if (atomic_dec_and_test(&req->pending))
+		rmawin_req_finish(req);
 	xa_unlock_irq(&grp->acc_reqs);
+	wake_up_all(&grp->ep->wq);
+	return 0;
 }
 
 /**
@@ -339,6 +379,28 @@ void rmawin_acc_fail_peer(struct rmawin_peer *peer)
 		rmawin_req_finish(req);
 	}
 	xa_unlock_irqrestore(&grp->acc_reqs, flags);
+}
+
+/**
+ * rmawin_acc_fail_all() - fail every accumulate still waiting at teardown
+ * @grp: the group, whose queue pairs are gone: no reply will come
+ *
+ * Context: process context.
+ */
+void rmawin_acc_fail_all(struct rmawin_group *grp)
+{
+	struct rmawin_req *req;
+	unsigned long id;
+
+	xa_lock_irq(&grp->acc_reqs);
+	xa_for_each(&grp->acc_reqs, id, req) {
+		if (test_bit(0, &req->finished))
+			continue;
+		if (!req->status)
+			req->status = -ECONNRESET;
+		rmawin_req_finish(req);
+	}
+	xa_unlock_irq(&grp->acc_reqs);
 }
 
 /**

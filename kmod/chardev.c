@@ -61,7 +61,7 @@ static const struct rmawin_ioctl_op rmawin_ioctl_ops[] = {
 	[RMAWIN_CMD_GROUP_JOIN - RMAWIN_CMD_FIRST] = {
 		.handler = rmawin_ioctl_group_join,
 		.size = sizeof(struct rmawin_group_join),
-		.min_size = offsetofend(struct rmawin_group_join, reserved),
+		.min_size = offsetofend(struct rmawin_group_join, key_len),
 	},
 	[RMAWIN_CMD_BARRIER - RMAWIN_CMD_FIRST] = {
 		.handler = rmawin_ioctl_barrier,
@@ -167,12 +167,13 @@ static long rmawin_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
 		return ret;
 
 	ret = op->handler(ep, &buf);
-	if (ret)
+	/* NOTIFY_WAIT's -EOVERFLOW comes with the count of what was lost */
+	if (ret && ret != -EOVERFLOW)
 		return ret;
 	/* a caller that knows a smaller struct gets only what it knows */
 	if (copy_to_user(uarg, &buf, min_t(u32, usize, op->size)))
 		return -EFAULT;
-	return 0;
+	return ret;
 }
 
 /* Readable while a notified put waits in the endpoint's queue. */

@@ -11,24 +11,42 @@
  * overlapping readers cannot starve a writer.
  *
  * A rank locking its own window goes through the same manager, without
- * messages.  Grants for a waiting rank are sent after the manager's lock
- * is dropped; the waiter structures carry them.
+ * messages.
+ *
+ * Every rank has one waiter in each window's manager, allocated with the
+ * window: a rank holds or waits for at most one lock on a window, so a
+ * LOCK from a rank that already has one, an UNLOCK of a lock it does not
+ * hold and a grant we did not ask for are protocol errors, and no message
+ * makes the manager allocate.  Grants are marked in @to_grant under the
+ * manager's lock and sent after it (and the window table's) are dropped,
+ * looking the window up again each time: a window freed meanwhile takes
+ * its grants with it.
  */
 #include <linux/slab.h>
 #include <linux/bitmap.h>
 
 #include "rmawin.h"
 
-struct rmawin_lock_waiter {
-	struct list_head node;
-	u32 rank;
-	u32 type;
+enum rmawin_waiter_state {
+	RMAWIN_WAITER_NONE,
+	RMAWIN_WAITER_WAITING,
+	RMAWIN_WAITER_HELD,
 };
 
-struct rmawin_lock_msg {
+/**
+ * struct rmawin_lock_waiter - one rank's place at a window's lock
+ * @node: in the manager's waiters while RMAWIN_WAITER_WAITING
+ * @type: the lock type asked for or held
+ * @state: enum rmawin_waiter_state
+ */
+struct rmawin_lock_waiter {
+	struct list_head node;
 	u32 type;
-	u32 pad;
+	u32 state;
 };
+
+/* Grants sent per pass, each pass looking the window up anew. */
+#define RMAWIN_GRANT_BATCH	16
 
 /**
  * rmawin_win_lock_init() - the window's lock state, for @win->ep's group
@@ -38,16 +56,20 @@ struct rmawin_lock_msg {
  */
 int rmawin_win_lock_init(struct rmawin_win *win)
 {
-	u32 n = win->ep->group->nranks;
+	u32 n = win->ep->group->nranks, i;
 
 	spin_lock_init(&win->lk.lock);
 	INIT_LIST_HEAD(&win->lk.waiters);
 	win->held = kcalloc(n, sizeof(*win->held), GFP_KERNEL);
 	win->granted = bitmap_zalloc(n, GFP_KERNEL);
-	if (!win->held || !win->granted) {
+	win->lk.to_grant = bitmap_zalloc(n, GFP_KERNEL);
+	win->lk.w = kvcalloc(n, sizeof(*win->lk.w), GFP_KERNEL);
+	if (!win->held || !win->granted || !win->lk.to_grant || !win->lk.w) {
 		rmawin_win_lock_free(win);
 		return -ENOMEM;
 	}
+	for (i = 0; i < n; i++)
+		INIT_LIST_HEAD(&win->lk.w[i].node);
 	return 0;
 }
 
@@ -57,15 +79,15 @@ int rmawin_win_lock_init(struct rmawin_win *win)
  */
 void rmawin_win_lock_free(struct rmawin_win *win)
 {
-	struct rmawin_lock_waiter *w, *tmp;
-
-	list_for_each_entry_safe(w, tmp, &win->lk.waiters, node)
-		kfree(w);
 	INIT_LIST_HEAD(&win->lk.waiters);
 	kfree(win->held);
 	bitmap_free(win->granted);
+	bitmap_free(win->lk.to_grant);
+	kvfree(win->lk.w);
 	win->held = NULL;
 	win->granted = NULL;
+	win->lk.to_grant = NULL;
+	win->lk.w = NULL;
 }
 
 static bool rmawin_lk_fits(struct rmawin_lock_mgr *lk, u32 type)
@@ -74,167 +96,235 @@ static bool rmawin_lk_fits(struct rmawin_lock_mgr *lk, u32 type)
 						    !lk->exclusive;
 }
 
-static void rmawin_lk_take(struct rmawin_lock_mgr *lk, u32 type)
+/* @rank holds the lock now: take it, and mark that it must be told. */
+static void rmawin_lk_take(struct rmawin_win *win, u32 rank)
 {
-	if (type == RMAWIN_LOCK_TYPE_EXCLUSIVE)
+	struct rmawin_lock_mgr *lk = &win->lk;
+	struct rmawin_lock_waiter *w = &lk->w[rank];
+
+	lockdep_assert_held(&lk->lock);
+	if (w->type == RMAWIN_LOCK_TYPE_EXCLUSIVE)
 		lk->exclusive = true;
 	else
 		lk->shared++;
-}
-
-/* Tell @w->rank it holds the lock; frees @w. */
-static void rmawin_lock_grant(struct rmawin_win *win, struct rmawin_lock_waiter *w)
-{
-	struct rmawin_group *grp = win->ep->group;
-
-	if (w->rank == grp->rank) {
-		set_bit(w->rank, win->granted);
+	w->state = RMAWIN_WAITER_HELD;
+	if (rank == win->ep->group->rank) {
+		/* our own request: its caller holds the endpoint, window and all */
+		set_bit(rank, win->granted);
 		wake_up_all(&win->ep->wq);
-	} else if (rmawin_msg_send_async(&grp->peers[w->rank], RMAWIN_MSG_LOCK_GRANT,
-					 win->id, NULL, 0)) {
-		rmawin_peer_fail(&grp->peers[w->rank], -ENOMEM);
+	} else {
+		__set_bit(rank, lk->to_grant);
 	}
-	kfree(w);
 }
 
-/* A request arrives at the target's manager; @w is consumed. */
-static void rmawin_lock_request(struct rmawin_win *win, struct rmawin_lock_waiter *w,
-				struct list_head *grants)
+/* @rank asks for the lock.  Return: 0, or -EPROTO if it has one already. */
+static int rmawin_lock_request(struct rmawin_win *win, u32 rank, u32 type)
 {
 	struct rmawin_lock_mgr *lk = &win->lk;
+	struct rmawin_lock_waiter *w = &lk->w[rank];
 	unsigned long flags;
+	int ret = 0;
 
 	spin_lock_irqsave(&lk->lock, flags);
-	if (list_empty(&lk->waiters) && rmawin_lk_fits(lk, w->type)) {
-		rmawin_lk_take(lk, w->type);
-		list_add_tail(&w->node, grants);
+	if (w->state != RMAWIN_WAITER_NONE) {
+		ret = -EPROTO;
 	} else {
-		list_add_tail(&w->node, &lk->waiters);
+		w->type = type;
+		if (list_empty(&lk->waiters) && rmawin_lk_fits(lk, type)) {
+			rmawin_lk_take(win, rank);
+		} else {
+			w->state = RMAWIN_WAITER_WAITING;
+			list_add_tail(&w->node, &lk->waiters);
+		}
 	}
 	spin_unlock_irqrestore(&lk->lock, flags);
+	return ret;
 }
 
-/* A holder lets go; whoever is next in line, in order, gets it. */
-static void rmawin_lock_release(struct rmawin_win *win, u32 type, struct list_head *grants)
+/*
+ * @rank lets go of its lock of @type; whoever is next in line, in order,
+ * gets it.  Return: 0, or -EPROTO if @rank holds no such lock.
+ */
+static int rmawin_lock_release(struct rmawin_win *win, u32 rank, u32 type)
 {
 	struct rmawin_lock_mgr *lk = &win->lk;
-	struct rmawin_lock_waiter *w, *tmp;
+	struct rmawin_lock_waiter *w = &lk->w[rank], *next, *tmp;
 	unsigned long flags;
 
 	spin_lock_irqsave(&lk->lock, flags);
+	if (w->state != RMAWIN_WAITER_HELD || w->type != type) {
+		spin_unlock_irqrestore(&lk->lock, flags);
+		return -EPROTO;
+	}
+	w->state = RMAWIN_WAITER_NONE;
 	if (type == RMAWIN_LOCK_TYPE_EXCLUSIVE)
 		lk->exclusive = false;
-	else if (lk->shared)
+	else
 		lk->shared--;
-	list_for_each_entry_safe(w, tmp, &lk->waiters, node) {
-		if (!rmawin_lk_fits(lk, w->type))
+	list_for_each_entry_safe(next, tmp, &lk->waiters, node) {
+		if (!rmawin_lk_fits(lk, next->type))
 			break;
-		rmawin_lk_take(lk, w->type);
-		list_move_tail(&w->node, grants);
+		list_del_init(&next->node);
+		rmawin_lk_take(win, next - lk->w);
 	}
 	spin_unlock_irqrestore(&lk->lock, flags);
+	return 0;
 }
 
-static void rmawin_lock_send_grants(struct rmawin_win *win, struct list_head *grants)
+/* Take up to RMAWIN_GRANT_BATCH ranks to tell from window @win_id; 0 if none. */
+static u32 rmawin_grants_take(struct rmawin_ep *ep, u32 win_id, u32 *ranks)
 {
-	struct rmawin_lock_waiter *w, *tmp;
+	u32 n = 0, r, nranks = ep->group->nranks;
+	struct rmawin_win *win;
 
-	list_for_each_entry_safe(w, tmp, grants, node) {
-		list_del(&w->node);
-		rmawin_lock_grant(win, w);
+	xa_lock(&ep->wins);
+	win = xa_load(&ep->wins, win_id);
+	if (win) {
+		spin_lock(&win->lk.lock);
+		for_each_set_bit(r, win->lk.to_grant, nranks) {
+			__clear_bit(r, win->lk.to_grant);
+			ranks[n++] = r;
+			if (n == RMAWIN_GRANT_BATCH)
+				break;
+		}
+		spin_unlock(&win->lk.lock);
 	}
+	xa_unlock(&ep->wins);
+	return n;
+}
+
+/* Send the grants marked for window @win_id, without holding it. */
+static void rmawin_lock_send_grants(struct rmawin_ep *ep, u32 win_id)
+{
+	struct rmawin_group *grp = ep->group;
+	u32 ranks[RMAWIN_GRANT_BATCH], n, i;
+
+	while ((n = rmawin_grants_take(ep, win_id, ranks))) {
+		for (i = 0; i < n; i++)
+			if (rmawin_msg_send_async(&grp->peers[ranks[i]], RMAWIN_MSG_LOCK_GRANT,
+						  win_id, NULL, 0))
+				rmawin_peer_fail(&grp->peers[ranks[i]], -ENOMEM);
+	}
+}
+
+/* LOCK or UNLOCK from @peer: the window and what the message asks. */
+static int rmawin_lock_msg(struct rmawin_peer *peer, u32 win_id, const void *p, bool lock)
+{
+	const struct rmawin_wire_lock *m = p;
+	struct rmawin_ep *ep = peer->grp->ep;
+	u32 type = le32_to_cpu(m->type);
+	struct rmawin_win *win;
+	int ret;
+
+	if (m->pad || type > RMAWIN_LOCK_TYPE_EXCLUSIVE)
+		return -EPROTO;
+	xa_lock(&ep->wins);
+	win = xa_load(&ep->wins, win_id);
+	if (!win)
+		ret = -EPROTO;
+	else if (lock)
+		ret = rmawin_lock_request(win, peer->rank, type);
+	else
+		ret = rmawin_lock_release(win, peer->rank, type);
+	xa_unlock(&ep->wins);
+	if (!ret)
+		rmawin_lock_send_grants(ep, win_id);
+	return ret;
 }
 
 /**
- * rmawin_lock_recv() - LOCK, LOCK_GRANT or UNLOCK from a peer
+ * rmawin_lock_recv() - RMAWIN_MSG_LOCK: a peer asks for our window's lock
  * @peer: the sender
- * @type: the message type
  * @win_id: the window
- * @payload: struct rmawin_lock_msg for LOCK and UNLOCK
- * @len: payload bytes
+ * @p: struct rmawin_wire_lock
+ * @len: its size
  *
  * Context: completion (workqueue) context.
+ * Return: 0, or -EPROTO for a window that does not exist, a bad type, or
+ * a rank that holds or waits for the lock already.
  */
-void rmawin_lock_recv(struct rmawin_peer *peer, u8 type, u32 win_id,
-		      const void *payload, u16 len)
+int rmawin_lock_recv(struct rmawin_peer *peer, u32 win_id, const void *p, u16 len)
 {
-	const struct rmawin_lock_msg *m = payload;
-	struct rmawin_ep *ep = peer->grp->ep;
-	struct rmawin_lock_waiter *w = NULL;
-	struct rmawin_win *win;
-	LIST_HEAD(grants);
+	return rmawin_lock_msg(peer, win_id, p, true);
+}
 
-	if (type != RMAWIN_MSG_LOCK_GRANT &&
-	    (len < sizeof(*m) || m->type > RMAWIN_LOCK_TYPE_EXCLUSIVE)) {
-		rmawin_peer_fail(peer, -EPROTO);
-		return;
-	}
-	if (type == RMAWIN_MSG_LOCK) {
-		w = kmalloc(sizeof(*w), GFP_KERNEL);
-		if (!w) {
-			rmawin_peer_fail(peer, -ENOMEM);
-			return;
-		}
-		w->rank = peer->rank;
-		w->type = m->type;
-	}
+/**
+ * rmawin_unlock_recv() - RMAWIN_MSG_UNLOCK: a peer lets go of our window's lock
+ * @peer: the sender
+ * @win_id: the window
+ * @p: struct rmawin_wire_lock
+ * @len: its size
+ *
+ * Context: completion (workqueue) context.
+ * Return: 0, or -EPROTO for a lock the peer does not hold.
+ */
+int rmawin_unlock_recv(struct rmawin_peer *peer, u32 win_id, const void *p, u16 len)
+{
+	return rmawin_lock_msg(peer, win_id, p, false);
+}
+
+/**
+ * rmawin_lock_grant_recv() - RMAWIN_MSG_LOCK_GRANT: a target granted our request
+ * @peer: the target
+ * @win_id: the window
+ * @p: no payload
+ * @len: 0
+ *
+ * Context: completion (workqueue) context.
+ * Return: 0, or -EPROTO for a grant we did not ask for.
+ */
+int rmawin_lock_grant_recv(struct rmawin_peer *peer, u32 win_id, const void *p, u16 len)
+{
+	struct rmawin_ep *ep = peer->grp->ep;
+	struct rmawin_win *win;
+	int ret = -EPROTO;
+
 	xa_lock(&ep->wins);
 	win = xa_load(&ep->wins, win_id);
-	if (win && type == RMAWIN_MSG_LOCK_GRANT) {
-		set_bit(peer->rank, win->granted);
-	} else if (win && type == RMAWIN_MSG_LOCK) {
-		rmawin_lock_request(win, w, &grants);
-		w = NULL;
-	} else if (win) {
-		rmawin_lock_release(win, m->type, &grants);
-	}
+	/* held[] is set before the request goes out, granted[] cleared */
+	if (win && READ_ONCE(win->held[peer->rank]) &&
+	    !test_and_set_bit(peer->rank, win->granted))
+		ret = 0;
 	xa_unlock(&ep->wins);
-	kfree(w);
-	/*
-	 * The window stays: it is freed only after a barrier in which this
-	 * peer (done with its epoch) took part, and grants for this rank
-	 * itself go to a caller that holds the endpoint, window and all.
-	 */
-	if (win)
-		rmawin_lock_send_grants(win, &grants);
 	wake_up_all(&ep->wq);
+	return ret;
 }
 
 /* Ask @target's manager for the lock. */
 static int rmawin_lock_ask(struct rmawin_win *win, u32 target, u32 type)
 {
 	struct rmawin_group *grp = win->ep->group;
-	struct rmawin_lock_msg m = { .type = type };
-	struct rmawin_lock_waiter *w;
-	LIST_HEAD(grants);
+	struct rmawin_wire_lock m = { .type = cpu_to_le32(type) };
+	int ret;
 
 	clear_bit(target, win->granted);
-	if (target != grp->rank)
-		return rmawin_msg_send(&grp->peers[target], RMAWIN_MSG_LOCK, win->id,
-				       &m, sizeof(m));
-	w = kmalloc(sizeof(*w), GFP_KERNEL);
-	if (!w)
-		return -ENOMEM;
-	w->rank = target;
-	w->type = type;
-	rmawin_lock_request(win, w, &grants);
-	rmawin_lock_send_grants(win, &grants);
-	return 0;
+	/* before the request: the grant may come back before we return */
+	WRITE_ONCE(win->held[target], type + 1);
+	if (target != grp->rank) {
+		ret = rmawin_msg_send(&grp->peers[target], RMAWIN_MSG_LOCK, win->id, &m,
+				      sizeof(m));
+	} else {
+		ret = rmawin_lock_request(win, target, type);
+		rmawin_lock_send_grants(win->ep, win->id);
+	}
+	if (ret)
+		WRITE_ONCE(win->held[target], 0);
+	return ret;
 }
 
 static int rmawin_lock_give_back(struct rmawin_win *win, u32 target, u32 type)
 {
 	struct rmawin_group *grp = win->ep->group;
-	struct rmawin_lock_msg m = { .type = type };
-	LIST_HEAD(grants);
+	struct rmawin_wire_lock m = { .type = cpu_to_le32(type) };
+	int ret;
 
 	clear_bit(target, win->granted);
 	if (target != grp->rank)
 		return rmawin_msg_send(&grp->peers[target], RMAWIN_MSG_UNLOCK, win->id,
 				       &m, sizeof(m));
-	rmawin_lock_release(win, type, &grants);
-	rmawin_lock_send_grants(win, &grants);
-	return 0;
+	ret = rmawin_lock_release(win, target, type);
+	rmawin_lock_send_grants(win->ep, win->id);
+	return ret;
 }
 
 static bool rmawin_granted_or_failed(struct rmawin_win *win, u32 first, u32 last)
@@ -300,7 +390,6 @@ static int rmawin_do_lock(struct rmawin_ep *ep, const struct rmawin_passive *p)
 		ret = rmawin_lock_ask(win, t, p->type);
 		if (ret)
 			return ret;
-		win->held[t] = p->type + 1;
 		win->nheld++;
 	}
 	if (wait_event_killable(ep->wq, rmawin_granted_or_failed(win, first, last)))
@@ -330,7 +419,7 @@ static int rmawin_do_unlock(struct rmawin_ep *ep, const struct rmawin_passive *p
 	for (t = first; t <= last; t++) {
 		sret = rmawin_lock_give_back(win, t, win->held[t] - 1);
 		ret = ret ?: sret;
-		win->held[t] = 0;
+		WRITE_ONCE(win->held[t], 0);
 		win->nheld--;
 	}
 	return ret;

@@ -1,18 +1,68 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * rmawin: control messages.  Small SEND/RECV messages between the kernels
- * of a group carry what one-sided operations cannot: barrier and fence
- * rounds, window descriptors, and later locks and notifications.
+ * of a group carry what one-sided operations cannot: the handshake's last
+ * proof, barrier and fence rounds, window descriptors, accumulates, locks,
+ * post/start/complete/wait and notifications (formats in wire.h).
  *
  * Each peer has RMAWIN_CTRL_DEPTH receive buffers, reposted as soon as a
  * message is handled, and as many send buffers, each busy from post to
  * completion.  A receiver short of buffers makes the sender's HCA retry
  * (rnr_retry_count 7 = forever), so nothing is ever dropped.
+ *
+ * Nothing a peer sends is trusted: one table says, per type, how long its
+ * payload may be; the header's type, version and length are checked
+ * against it before a handler runs, and every handler checks its fields.
+ * Before a peer has proven that it holds the job's key only its proof is
+ * looked at; after, a message no honest peer sends fails the peer.
  */
 #include <linux/slab.h>
 #include <linux/bitops.h>
 
 #include "rmawin.h"
+
+/**
+ * struct rmawin_msg_def - what the dispatch table knows of a message type
+ * @recv: its handler, or NULL for AUTH (handled before membership)
+ * @min_len: fewest payload bytes
+ * @max_len: most payload bytes
+ */
+struct rmawin_msg_def {
+	int (*recv)(struct rmawin_peer *peer, u32 arg, const void *p, u16 len);
+	u16 min_len;
+	u16 max_len;
+};
+
+#define RMAWIN_MSG_FIXED(fn, type) \
+	{ .recv = (fn), .min_len = sizeof(type), .max_len = sizeof(type) }
+#define RMAWIN_MSG_EMPTY(fn)	{ .recv = (fn) }
+
+static const struct rmawin_msg_def rmawin_msg_defs[RMAWIN_MSG_LAST] = {
+	[RMAWIN_MSG_AUTH] = RMAWIN_MSG_FIXED(NULL, struct rmawin_wire_auth),
+	[RMAWIN_MSG_BARRIER] = RMAWIN_MSG_EMPTY(rmawin_barrier_recv),
+	[RMAWIN_MSG_WIN_DESC] = {
+		.recv = rmawin_win_desc_recv,
+		.min_len = sizeof(struct rmawin_wire_desc),
+		.max_len = sizeof(struct rmawin_wire_desc) +
+			   RMAWIN_DESC_PER_MSG * sizeof(struct rmawin_wire_mr),
+	},
+	[RMAWIN_MSG_ACC] = {
+		.recv = rmawin_acc_recv,
+		.min_len = sizeof(struct rmawin_wire_acc),
+		.max_len = sizeof(struct rmawin_wire_acc) + RMAWIN_ACC_FRAG,
+	},
+	[RMAWIN_MSG_ACC_REPLY] = {
+		.recv = rmawin_acc_reply_recv,
+		.min_len = sizeof(struct rmawin_wire_acc_reply),
+		.max_len = sizeof(struct rmawin_wire_acc_reply) + RMAWIN_ACC_FRAG,
+	},
+	[RMAWIN_MSG_LOCK] = RMAWIN_MSG_FIXED(rmawin_lock_recv, struct rmawin_wire_lock),
+	[RMAWIN_MSG_LOCK_GRANT] = RMAWIN_MSG_EMPTY(rmawin_lock_grant_recv),
+	[RMAWIN_MSG_UNLOCK] = RMAWIN_MSG_FIXED(rmawin_unlock_recv, struct rmawin_wire_lock),
+	[RMAWIN_MSG_POST] = RMAWIN_MSG_EMPTY(rmawin_pscw_post_recv),
+	[RMAWIN_MSG_COMPLETE] = RMAWIN_MSG_EMPTY(rmawin_pscw_complete_recv),
+	[RMAWIN_MSG_NOTIFY] = RMAWIN_MSG_FIXED(rmawin_notify_recv, struct rmawin_wire_notify),
+};
 
 /* A message waiting for a send buffer. */
 struct rmawin_deferred {
@@ -54,44 +104,50 @@ static int rmawin_post_recv(struct rmawin_peer *peer, u32 slot)
 	return ib_post_recv(peer->qp, &wr, NULL);
 }
 
-static void rmawin_dispatch(struct rmawin_peer *peer,
-			    const struct rmawin_msg_hdr *hdr, u32 len)
+/*
+ * One received message of @len bytes.  A proven member that sends garbage
+ * is failed and cut off; a connection that sends anything but its proof
+ * first is dropped.
+ */
+static void rmawin_dispatch(struct rmawin_peer *peer, const struct rmawin_wire_hdr *hdr,
+			    u32 len)
 {
-	struct rmawin_group *grp = peer->grp;
+	const struct rmawin_msg_def *def;
+	u16 plen;
+	int state, ret;
 
-	if (len < sizeof(*hdr) || hdr->len > len - sizeof(*hdr)) {
-		rmawin_peer_fail(peer, -EPROTO);
+	state = READ_ONCE(peer->state);
+	if (state != RMAWIN_PEER_CONNECTED && state != RMAWIN_PEER_CONNECTING)
+		return;		/* a failed peer, or an attempt being torn down */
+	plen = len >= sizeof(*hdr) ? le16_to_cpu(hdr->len) : 0;
+	if (len < sizeof(*hdr) || hdr->version != RMAWIN_WIRE_VERSION ||
+	    len != sizeof(*hdr) + plen || !hdr->type || hdr->type >= RMAWIN_MSG_LAST)
+		goto bad;
+	def = &rmawin_msg_defs[hdr->type];
+	if (plen < def->min_len || plen > def->max_len)
+		goto bad;
+	/* before its proof, a connection is heard for its proof alone */
+	if (state == RMAWIN_PEER_CONNECTING) {
+		if (hdr->type == RMAWIN_MSG_AUTH)
+			rmawin_peer_auth_recv(peer, (const void *)(hdr + 1));
+		else
+			rmawin_peer_retry(peer, true);
 		return;
 	}
-	switch (hdr->type) {
-	case RMAWIN_MSG_BARRIER:
-		rmawin_barrier_recv(grp, hdr->arg);
-		break;
-	case RMAWIN_MSG_WIN_DESC:
-		rmawin_win_desc_recv(peer, hdr->arg, hdr + 1, hdr->len);
-		break;
-	case RMAWIN_MSG_ACC:
-		rmawin_acc_recv(peer, hdr->arg, hdr + 1, hdr->len);
-		break;
-	case RMAWIN_MSG_ACC_REPLY:
-		rmawin_acc_reply_recv(peer, hdr->arg, hdr + 1, hdr->len);
-		break;
-	case RMAWIN_MSG_LOCK:
-	case RMAWIN_MSG_LOCK_GRANT:
-	case RMAWIN_MSG_UNLOCK:
-		rmawin_lock_recv(peer, hdr->type, hdr->arg, hdr + 1, hdr->len);
-		break;
-	case RMAWIN_MSG_POST:
-	case RMAWIN_MSG_COMPLETE:
-		rmawin_pscw_recv(peer, hdr->type, hdr->arg);
-		break;
-	case RMAWIN_MSG_NOTIFY:
-		rmawin_notify_recv(peer, hdr->arg, hdr + 1, hdr->len);
-		break;
-	default:
-		rmawin_peer_fail(peer, -EPROTO);
-		break;
-	}
+	if (!def->recv)
+		goto bad;	/* a second proof */
+	ret = def->recv(peer, le32_to_cpu(hdr->arg), hdr + 1, plen);
+	if (ret == -ENOMEM)
+		rmawin_peer_fail(peer, -ENOMEM);
+	else if (ret)
+		goto bad;
+	return;
+
+bad:
+	if (state == RMAWIN_PEER_CONNECTING)
+		rmawin_peer_retry(peer, true);
+	else
+		rmawin_peer_protocol_error(peer);
 }
 
 static void rmawin_recv_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -109,6 +165,10 @@ static void rmawin_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	ib_dma_sync_single_for_cpu(peer->grp->ibdev, dma, RMAWIN_CTRL_SIZE,
 				   DMA_FROM_DEVICE);
 	rmawin_dispatch(peer, rmawin_rx_addr(peer, buf->slot), wc->byte_len);
+	/* a peer that is no member (any more) gets no buffer back */
+	if (READ_ONCE(peer->state) != RMAWIN_PEER_CONNECTED &&
+	    READ_ONCE(peer->state) != RMAWIN_PEER_CONNECTING)
+		return;
 	if (rmawin_post_recv(peer, buf->slot))
 		rmawin_peer_fail(peer, -ECONNRESET);
 }
@@ -129,6 +189,7 @@ static void rmawin_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	if (wc->status == IB_WC_SUCCESS && !list_empty(&peer->deferred)) {
 		d = list_first_entry(&peer->deferred, struct rmawin_deferred, node);
 		list_del(&d->node);
+		peer->ndeferred--;
 	} else {
 		__clear_bit(buf->slot, &peer->tx_busy);
 	}
@@ -198,6 +259,7 @@ void rmawin_ctrl_free(struct rmawin_peer *peer)
 	list_for_each_entry_safe(d, tmp, &peer->deferred, node)
 		kfree(d);
 	INIT_LIST_HEAD(&peer->deferred);
+	peer->ndeferred = 0;
 	if (!peer->rx_mem)
 		return;
 	ib_dma_unmap_single(ibdev, peer->tx_dma, bytes, DMA_TO_DEVICE);
@@ -273,7 +335,7 @@ int rmawin_msg_send(struct rmawin_peer *peer, u8 type, u32 arg,
 	struct rmawin_group *grp = peer->grp;
 	int slot = -1, err = 0;
 
-	if (WARN_ON_ONCE(len > RMAWIN_CTRL_SIZE - sizeof(struct rmawin_msg_hdr)))
+	if (WARN_ON_ONCE(len > RMAWIN_MSG_MAX_PAYLOAD))
 		return -EINVAL;
 	if (wait_event_killable(grp->ep->wq, rmawin_tx_try(peer, &slot, &err)))
 		return -EINTR;
@@ -288,16 +350,16 @@ static int rmawin_msg_post(struct rmawin_peer *peer, int slot, u8 type, u32 arg,
 			   const void *payload, u16 len)
 {
 	struct rmawin_group *grp = peer->grp;
-	struct rmawin_msg_hdr *hdr;
+	struct rmawin_wire_hdr *hdr;
 	struct ib_send_wr wr = {};
 	struct ib_sge sge;
 	int ret;
 
 	hdr = peer->tx_mem + slot * RMAWIN_CTRL_SIZE;
 	hdr->type = type;
-	hdr->flags = 0;
-	hdr->len = len;
-	hdr->arg = arg;
+	hdr->version = RMAWIN_WIRE_VERSION;
+	hdr->len = cpu_to_le16(len);
+	hdr->arg = cpu_to_le32(arg);
 	if (len)
 		memcpy(hdr + 1, payload, len);
 
@@ -335,10 +397,12 @@ static int rmawin_msg_post(struct rmawin_peer *peer, int slot, u8 type, u32 arg,
  *
  * For completion context, which must not wait for a send completion (it
  * would wait for itself): with no free send buffer the message is queued
- * and sent, in order, as buffers free up.
+ * and sent, in order, as buffers free up.  At most RMAWIN_DEFERRED_MAX
+ * wait: a peer that leaves that many of our replies unreceived is not
+ * following the protocol (it asks faster than it takes the answers).
  *
  * Context: process context (the CQ's workqueue); does not sleep waiting.
- * Return: 0, -ENOMEM, or the peer's error.
+ * Return: 0, -ENOMEM, -EPROTO past the cap, or the peer's error.
  */
 int rmawin_msg_send_async(struct rmawin_peer *peer, u8 type, u32 arg,
 			  const void *payload, u16 len)
@@ -348,7 +412,7 @@ int rmawin_msg_send_async(struct rmawin_peer *peer, u8 type, u32 arg,
 	unsigned long flags;
 	int slot = -1, err = 0;
 
-	if (WARN_ON_ONCE(len > RMAWIN_CTRL_SIZE - sizeof(struct rmawin_msg_hdr)))
+	if (WARN_ON_ONCE(len > RMAWIN_MSG_MAX_PAYLOAD))
 		return -EINVAL;
 	d = kmalloc(struct_size(d, payload, len), GFP_KERNEL);
 	if (!d)
@@ -365,7 +429,31 @@ int rmawin_msg_send_async(struct rmawin_peer *peer, u8 type, u32 arg,
 		kfree(d);
 		return err ?: rmawin_msg_post(peer, slot, type, arg, payload, len);
 	}
+	if (peer->ndeferred >= RMAWIN_DEFERRED_MAX) {
+		spin_unlock_irqrestore(&grp->lock, flags);
+		kfree(d);
+		return -EPROTO;
+	}
 	list_add_tail(&d->node, &peer->deferred);
+	peer->ndeferred++;
 	spin_unlock_irqrestore(&grp->lock, flags);
 	return 0;
+}
+
+/**
+ * rmawin_msg_send_auth() - send our proof, the first message of a connection
+ * @peer: the responder, whose proof checked out; not yet CONNECTED
+ * @auth: the proof
+ *
+ * Context: the CM handler, the queue pair fresh: every send buffer is free.
+ * Return: 0 or the error of ib_post_send().
+ */
+int rmawin_msg_send_auth(struct rmawin_peer *peer, const struct rmawin_wire_auth *auth)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&peer->grp->lock, flags);
+	__set_bit(0, &peer->tx_busy);
+	spin_unlock_irqrestore(&peer->grp->lock, flags);
+	return rmawin_msg_post(peer, 0, RMAWIN_MSG_AUTH, 0, auth, sizeof(*auth));
 }

@@ -7,21 +7,32 @@
  * endpoint's file is readable while it is not empty.  (A WRITE WITH
  * IMMEDIATE would carry 32 bits; the message carries the tag, displacement
  * and length for the same one receive.)
+ *
+ * The queue holds at most RMAWIN_NOTIFY_PER_PEER notifications from each rank.
+ * A sender faster than its reader gets its notifications beyond that
+ * dropped (the data is in the window all the same), and the reader is
+ * told: the next NOTIFY_WAIT returns -EOVERFLOW with the number lost.
+ * The queue belongs to the group: it is emptied when the group goes.
  */
 #include <linux/slab.h>
 #include <linux/jiffies.h>
+#include <linux/overflow.h>
 
 #include "rmawin.h"
 
-struct rmawin_notify_msg {
-	u32 win;
-	u32 tag;
-	u64 target_disp;
-	u64 len;
-};
-
+/**
+ * struct rmawin_notification_ent - one queued notification
+ * @node: in the endpoint's queue
+ * @count: the sending rank's count of queued notifications
+ * @win: the window
+ * @source: the rank that put
+ * @tag: its tag
+ * @target_disp: where, in the window's disp_units
+ * @len: bytes
+ */
 struct rmawin_notification_ent {
 	struct list_head node;
+	atomic_t *count;
 	u32 win;
 	u32 source;
 	u32 tag;
@@ -31,21 +42,33 @@ struct rmawin_notification_ent {
 
 /**
  * rmawin_notify_queue() - queue a notification for this endpoint
- * @ep: the target endpoint
+ * @ep: the target endpoint, in a group
  * @source: the rank that put
- * @op: the notified put
+ * @op: the notified put: its window, tag, target_disp and len
  *
  * Context: process or completion context.
- * Return: 0 or -ENOMEM.
+ * Return: 0 (also when the notification had to be dropped, which the
+ * reader learns) or -ENOMEM.
  */
 int rmawin_notify_queue(struct rmawin_ep *ep, u32 source, const struct rmawin_op_desc *op)
 {
+	atomic_t *count = &ep->group->peers[source].nnotify;
 	struct rmawin_notification_ent *e;
 	unsigned long flags;
 
+	if (atomic_inc_return(count) > RMAWIN_NOTIFY_PER_PEER) {
+		atomic_dec(count);
+		atomic_inc(&ep->notify_lost);
+		rmawin_count(ep, RMAWIN_CNT_NOTIFY_LOST, 1);
+		wake_up_all(&ep->wq);
+		return 0;
+	}
 	e = kmalloc(sizeof(*e), GFP_KERNEL);
-	if (!e)
+	if (!e) {
+		atomic_dec(count);
 		return -ENOMEM;
+	}
+	e->count = count;
 	e->win = op->win;
 	e->source = source;
 	e->tag = op->tag;
@@ -67,62 +90,90 @@ int rmawin_notify_queue(struct rmawin_ep *ep, u32 source, const struct rmawin_op
  */
 int rmawin_notify_send(struct rmawin_peer *peer, const struct rmawin_op_desc *op)
 {
-	struct rmawin_notify_msg m = {
-		.win = op->win, .tag = op->tag, .target_disp = op->target_disp, .len = op->len,
+	struct rmawin_wire_notify m = {
+		.win = cpu_to_le32(op->win),
+		.tag = cpu_to_le32(op->tag),
+		.target_disp = cpu_to_le64(op->target_disp),
+		.len = cpu_to_le64(op->len),
 	};
 
 	return rmawin_msg_send(peer, RMAWIN_MSG_NOTIFY, 0, &m, sizeof(m));
 }
 
-/**
- * rmawin_notify_recv() - a peer's notification arrived
- * @peer: the sender
- * @arg: unused
- * @payload: struct rmawin_notify_msg
- * @len: payload bytes
- *
- * Context: completion (workqueue) context.
- */
-void rmawin_notify_recv(struct rmawin_peer *peer, u32 arg, const void *payload, u16 len)
+/* Does [target_disp, + len) fit window @id of @ep, as an honest put's must? */
+static bool rmawin_notify_in_window(struct rmawin_ep *ep, u32 id, u64 target_disp, u64 len)
 {
-	const struct rmawin_notify_msg *m = payload;
-	struct rmawin_op_desc op = {};
+	struct rmawin_win *win;
+	u64 off, end;
+	bool ok;
 
-	if (len < sizeof(*m)) {
-		rmawin_peer_fail(peer, -EPROTO);
-		return;
-	}
-	op.win = m->win;
-	op.tag = m->tag;
-	op.target_disp = m->target_disp;
-	op.len = m->len;
-	if (rmawin_notify_queue(peer->grp->ep, peer->rank, &op))
-		rmawin_peer_fail(peer, -ENOMEM);
+	xa_lock(&ep->wins);
+	win = xa_load(&ep->wins, id);
+	ok = win && !check_mul_overflow(target_disp, (u64)win->disp_unit, &off) &&
+	     !check_add_overflow(off, len, &end) && end <= win->length;
+	xa_unlock(&ep->wins);
+	return ok;
 }
 
 /**
- * rmawin_notify_pending() - is there a notification to take?
+ * rmawin_notify_recv() - a peer's notification arrived
+ * @peer: the sender
+ * @arg: zero
+ * @p: struct rmawin_wire_notify
+ * @len: its size
+ *
+ * Context: completion (workqueue) context.
+ * Return: 0, -ENOMEM, or -EPROTO for a window that does not exist or a
+ * range outside it: no honest put lands there.
+ */
+int rmawin_notify_recv(struct rmawin_peer *peer, u32 arg, const void *p, u16 len)
+{
+	const struct rmawin_wire_notify *m = p;
+	struct rmawin_ep *ep = peer->grp->ep;
+	struct rmawin_op_desc op = {
+		.win = le32_to_cpu(m->win),
+		.tag = le32_to_cpu(m->tag),
+		.target_disp = le64_to_cpu(m->target_disp),
+		.len = le64_to_cpu(m->len),
+	};
+
+	if (arg || !rmawin_notify_in_window(ep, op.win, op.target_disp, op.len))
+		return -EPROTO;
+	return rmawin_notify_queue(ep, peer->rank, &op);
+}
+
+/**
+ * rmawin_notify_pending() - is there a notification (or a loss) to take?
  * @ep: the endpoint
  */
 bool rmawin_notify_pending(struct rmawin_ep *ep)
 {
-	return !list_empty_careful(&ep->notify_q);
+	return !list_empty_careful(&ep->notify_q) || atomic_read(&ep->notify_lost);
 }
 
 /**
- * rmawin_notify_free() - drop every notification of a closing endpoint
- * @ep: the endpoint
+ * rmawin_notify_free() - drop every queued notification
+ * @ep: the endpoint, whose group is going away (or has)
  */
 void rmawin_notify_free(struct rmawin_ep *ep)
 {
 	struct rmawin_notification_ent *e, *tmp;
+	unsigned long flags;
+	LIST_HEAD(q);
 
-	list_for_each_entry_safe(e, tmp, &ep->notify_q, node)
+	spin_lock_irqsave(&ep->notify_lock, flags);
+	list_splice_init(&ep->notify_q, &q);
+	atomic_set(&ep->notify_lost, 0);
+	spin_unlock_irqrestore(&ep->notify_lock, flags);
+	list_for_each_entry_safe(e, tmp, &q, node)
 		kfree(e);
-	INIT_LIST_HEAD(&ep->notify_q);
 }
 
-/* The oldest notification of window @win, taken off the queue, or NULL. */
+/*
+ * The oldest notification of window @win, taken off the queue, or NULL.
+ * Its sender's count drops under the lock, while the group is sure to be
+ * there (rmawin_notify_free() empties the queue before it goes).
+ */
 static struct rmawin_notification_ent *rmawin_notify_take(struct rmawin_ep *ep, u32 win)
 {
 	struct rmawin_notification_ent *e, *found = NULL;
@@ -132,6 +183,7 @@ static struct rmawin_notification_ent *rmawin_notify_take(struct rmawin_ep *ep, 
 	list_for_each_entry(e, &ep->notify_q, node) {
 		if (e->win == win) {
 			list_del(&e->node);
+			atomic_dec(e->count);
 			found = e;
 			break;
 		}
@@ -141,8 +193,11 @@ static struct rmawin_notification_ent *rmawin_notify_take(struct rmawin_ep *ep, 
 }
 
 static bool rmawin_notify_ready(struct rmawin_ep *ep, u32 win,
-				struct rmawin_notification_ent **e)
+				struct rmawin_notification_ent **e, u32 *lost)
 {
+	*lost = atomic_xchg(&ep->notify_lost, 0);
+	if (*lost)
+		return true;
 	*e = rmawin_notify_take(ep, win);
 	return *e || READ_ONCE(ep->detached);
 }
@@ -159,10 +214,11 @@ int rmawin_ioctl_notify_wait(struct rmawin_ep *ep, void *arg)
 {
 	struct rmawin_notify_wait *w = arg;
 	struct rmawin_notification_ent *e = NULL;
+	u32 lost = 0;
 	long left;
 	int ret;
 
-	if (w->flags || w->timeout_ms < -1)
+	if (w->flags || w->reserved || w->lost || w->timeout_ms < -1)
 		return -EINVAL;
 	mutex_lock(&ep->lock);
 	ret = rmawin_ep_check_group(ep);
@@ -173,14 +229,20 @@ int rmawin_ioctl_notify_wait(struct rmawin_ep *ep, void *arg)
 		return ret;
 
 	if (w->timeout_ms < 0) {
-		if (wait_event_interruptible(ep->wq, rmawin_notify_ready(ep, w->win, &e)))
+		if (wait_event_interruptible(ep->wq, rmawin_notify_ready(ep, w->win, &e, &lost)))
 			return -EINTR;
 	} else {
 		left = wait_event_interruptible_timeout(ep->wq,
-							rmawin_notify_ready(ep, w->win, &e),
+							rmawin_notify_ready(ep, w->win, &e,
+									    &lost),
 							msecs_to_jiffies(w->timeout_ms));
 		if (left < 0)
 			return -EINTR;
+	}
+	if (lost) {
+		/* the caller learns of the loss in the struct: copied back */
+		w->lost = lost;
+		return -EOVERFLOW;
 	}
 	if (!e)
 		return READ_ONCE(ep->detached) ? -ENODEV :

@@ -127,7 +127,7 @@ static void rmawin_req_done(struct ib_cq *cq, struct ib_wc *wc)
 
 static void rmawin_req_release(struct rmawin_req *req)
 {
-	if (req->acc_data || req->acc_id)
+	if (req->acc_data || req->acc_id || req->result)
 		rmawin_acc_release(req, false);
 	if (req->bounce >= 0)
 		rmawin_bounce_put(req->win->ep->group, req->bounce);
@@ -165,7 +165,7 @@ void rmawin_win_reap(struct rmawin_win *win, bool copy_out)
 		atomic_dec(&win->ep->reapable);
 		if (req->refused)
 			req->status = 0;
-		if (req->acc_data)
+		if (req->acc_data || req->result)
 			rmawin_acc_release(req, out);
 		if (!req->status && out && req->opcode == RMAWIN_OP_GET &&
 		    req->bounce >= 0) {
@@ -350,17 +350,25 @@ static u32 rmawin_req_sges(struct rmawin_req *req, u64 origin, u64 pos, u64 *n,
 	return k;
 }
 
-/* Remote region, address and room left in it for window offset @off. */
-static void rmawin_remote_addr(const struct rmawin_remote *r, u64 off,
-			       u64 *addr, u32 *rkey, u64 *room)
+/*
+ * Remote region, address and room left in it for window offset @off,
+ * which the caller checked is inside the window.  The descriptor's
+ * regions cover the window exactly (rmawin_desc_start()), so one is
+ * always found; the bound is checked all the same.
+ */
+static int rmawin_remote_addr(const struct rmawin_remote *r, u64 off,
+			      u64 *addr, u32 *rkey, u64 *room)
 {
-	u64 i = (off + r->page_off) / r->chunk;
+	u64 i = div64_u64(off + r->page_off, r->chunk);
 	u64 start = i ? i * r->chunk - r->page_off : 0;
 	u64 end = min(r->length, (i + 1) * r->chunk - r->page_off);
 
+	if (i >= r->nmrs || off >= end)
+		return -EIO;
 	*addr = r->mrs[i].iova + (off - start);
 	*rkey = r->mrs[i].rkey;
 	*room = end - off;
+	return 0;
 }
 
 static bool rmawin_sq_room(struct rmawin_peer *peer)
@@ -386,7 +394,10 @@ static int rmawin_req_post(struct rmawin_req *req, const struct rmawin_op_desc *
 	wr.wr.wr_cqe = &req->cqe;
 	wr.wr.sg_list = sge;
 	for (pos = from; pos < to; pos += n) {
-		rmawin_remote_addr(t->remote, t->off + pos, &wr.remote_addr, &wr.rkey, &room);
+		ret = rmawin_remote_addr(t->remote, t->off + pos, &wr.remote_addr, &wr.rkey,
+					 &room);
+		if (ret)
+			return ret;
 		n = min(to - pos, room);
 		wr.wr.num_sge = rmawin_req_sges(req, op->origin, pos, &n, sge, max_sge);
 		if (wait_event_killable(req->win->ep->wq, rmawin_sq_room(peer)))

@@ -58,27 +58,69 @@ void rmawin_win_pscw_free(struct rmawin_win *win)
 	memset(s, 0, sizeof(*s));
 }
 
-/**
- * rmawin_pscw_recv() - POST or COMPLETE from a peer
- * @peer: the sender
- * @type: RMAWIN_MSG_POST or RMAWIN_MSG_COMPLETE
- * @win_id: the window
- *
- * Context: completion (workqueue) context.
+/*
+ * POST or COMPLETE from @peer.  An honest peer is at most one POST ahead
+ * of the STARTs that use them (it posts again only after we completed the
+ * last epoch, which needed a START), and sends a COMPLETE only for an
+ * epoch we posted to it; anything beyond is a protocol error, so that the
+ * counts stay meaningful and bounded.
  */
-void rmawin_pscw_recv(struct rmawin_peer *peer, u8 type, u32 win_id)
+static int rmawin_pscw_count(struct rmawin_peer *peer, u32 win_id, bool post)
 {
 	struct rmawin_ep *ep = peer->grp->ep;
+	u32 r = peer->rank;
 	struct rmawin_win *win;
+	atomic_t *cnt;
+	int ret = 0;
+	u32 limit;
 
 	xa_lock(&ep->wins);
 	win = xa_load(&ep->wins, win_id);
-	if (win && type == RMAWIN_MSG_POST)
-		atomic_inc(&win->pscw.posts_rcvd[peer->rank]);
-	else if (win)
-		atomic_inc(&win->pscw.completes_rcvd[peer->rank]);
+	if (!win) {
+		ret = -EPROTO;
+		goto out_unlock;
+	}
+	cnt = post ? &win->pscw.posts_rcvd[r] : &win->pscw.completes_rcvd[r];
+	limit = post ? READ_ONCE(win->pscw.posts_used[r]) + 2 :
+		       READ_ONCE(win->pscw.completes_due[r]);
+	if ((s32)(atomic_read(cnt) + 1 - limit) > 0)
+		ret = -EPROTO;
+	else
+		atomic_inc(cnt);
+out_unlock:
 	xa_unlock(&ep->wins);
 	wake_up_all(&ep->wq);
+	return ret;
+}
+
+/**
+ * rmawin_pscw_post_recv() - RMAWIN_MSG_POST from a peer
+ * @peer: the sender
+ * @win_id: the window
+ * @p: no payload
+ * @len: 0
+ *
+ * Context: completion (workqueue) context.
+ * Return: 0 or -EPROTO.
+ */
+int rmawin_pscw_post_recv(struct rmawin_peer *peer, u32 win_id, const void *p, u16 len)
+{
+	return rmawin_pscw_count(peer, win_id, true);
+}
+
+/**
+ * rmawin_pscw_complete_recv() - RMAWIN_MSG_COMPLETE from a peer
+ * @peer: the sender
+ * @win_id: the window
+ * @p: no payload
+ * @len: 0
+ *
+ * Context: completion (workqueue) context.
+ * Return: 0 or -EPROTO.
+ */
+int rmawin_pscw_complete_recv(struct rmawin_peer *peer, u32 win_id, const void *p, u16 len)
+{
+	return rmawin_pscw_count(peer, win_id, false);
 }
 
 /* Send POST or COMPLETE to @rank, or count it here if @rank is us. */
@@ -173,7 +215,7 @@ static int rmawin_do_post(struct rmawin_ep *ep, struct rmawin_pscw *p)
 	if (ret)
 		return ret;
 	for_each_set_bit(r, s->exposure, ep->group->nranks) {
-		s->completes_due[r]++;
+		WRITE_ONCE(s->completes_due[r], s->completes_due[r] + 1);
 		ret = rmawin_pscw_tell(win, r, RMAWIN_MSG_POST);
 		if (ret)
 			return ret;
@@ -199,7 +241,7 @@ static int rmawin_do_start(struct rmawin_ep *ep, struct rmawin_pscw *p)
 	if (ret)
 		return ret;
 	for_each_set_bit(r, s->access, ep->group->nranks)
-		s->posts_used[r]++;
+		WRITE_ONCE(s->posts_used[r], s->posts_used[r] + 1);
 	if (wait_event_killable(ep->wq,
 				rmawin_pscw_arrived(win, s->access, s->posts_rcvd, s->posts_used)))
 		return -EINTR;

@@ -67,6 +67,15 @@ static bool rmawin_ent_stale(struct rmawin_rcache_ent *e)
 	return stale;
 }
 
+static void rmawin_ent_set_stale(struct rmawin_rcache_ent *e)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&e->rc->lock, flags);
+	e->stale = true;
+	spin_unlock_irqrestore(&e->rc->lock, flags);
+}
+
 static void rmawin_ent_unmap(struct rmawin_rcache_ent *e)
 {
 	unsigned long i;
@@ -116,6 +125,14 @@ rmawin_rcache_find(struct rmawin_rcache *rc, unsigned long start, unsigned long 
 	struct rmawin_rcache_ent *e;
 
 	list_for_each_entry(e, &rc->lru, node) {
+		/*
+		 * An entry is findable from its miss on, so that the notifier
+		 * watches it while it is pinned; it is usable only once every
+		 * page is pinned and mapped.  One whose pinning failed part
+		 * way is stale already, but its operation may not be reaped.
+		 */
+		if (e->mapped < e->npages)
+			continue;
 		if (e->start > start || e->start + e->npages < start + npages ||
 		    (write && !e->writable) || rmawin_ent_stale(e))
 			continue;
@@ -245,24 +262,25 @@ int rmawin_rcache_pin(struct rmawin_rcache_ent *e, unsigned long upto)
 	while (e->pinned < upto) {
 		ret = pin_user_pages_fast((e->start + e->pinned) << PAGE_SHIFT,
 					  upto - e->pinned, gup, e->pages + e->pinned);
-		if (ret <= 0)
+		if (ret <= 0) {
+			rmawin_ent_set_stale(e);
 			return ret ?: -EFAULT;
+		}
 		e->pinned += ret;
 		rmawin_count(e->rc->ep, RMAWIN_CNT_PINNED_PAGES, ret);
 	}
 	for (; e->mapped < upto; e->mapped++) {
 		e->dma[e->mapped] = ib_dma_map_page(ibdev, e->pages[e->mapped], 0, PAGE_SIZE,
 						    DMA_BIDIRECTIONAL);
-		if (ib_dma_mapping_error(ibdev, e->dma[e->mapped]))
+		if (ib_dma_mapping_error(ibdev, e->dma[e->mapped])) {
+			rmawin_ent_set_stale(e);
 			return -ENOMEM;
+		}
 	}
 	/* the range changed while we pinned: use the pages once, then drop them */
 	if (e->cached && e->pinned == e->npages &&
-	    mmu_interval_read_retry(&e->mni, e->seq)) {
-		spin_lock_irq(&e->rc->lock);
-		e->stale = true;
-		spin_unlock_irq(&e->rc->lock);
-	}
+	    mmu_interval_read_retry(&e->mni, e->seq))
+		rmawin_ent_set_stale(e);
 	return 0;
 }
 
@@ -275,11 +293,8 @@ int rmawin_rcache_pin(struct rmawin_rcache_ent *e, unsigned long upto)
  */
 void rmawin_rcache_put(struct rmawin_rcache_ent *e, bool failed)
 {
-	if (failed || e->pinned < e->npages) {
-		spin_lock_irq(&e->rc->lock);
-		e->stale = true;
-		spin_unlock_irq(&e->rc->lock);
-	}
+	if (failed || e->pinned < e->npages)
+		rmawin_ent_set_stale(e);
 	if (--e->users)
 		return;
 	if (!e->cached || e->stale)

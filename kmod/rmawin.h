@@ -26,7 +26,12 @@
 #include <rdma/rdma_cm.h>
 #include <linux/rmawin.h>
 
+#include "wire.h"
+
 struct rmawin_group;
+struct rmawin_lock_waiter;
+struct crypto_shash;
+struct net;
 
 /* Counted per endpoint and for the whole module. */
 enum rmawin_counter {
@@ -37,6 +42,9 @@ enum rmawin_counter {
 	RMAWIN_CNT_RCACHE_HITS,
 	RMAWIN_CNT_RCACHE_MISSES,
 	RMAWIN_CNT_CTRL_MSGS,
+	RMAWIN_CNT_AUTH_FAILURES,
+	RMAWIN_CNT_PROTO_ERRORS,
+	RMAWIN_CNT_NOTIFY_LOST,
 	RMAWIN_NR_COUNTERS,
 };
 
@@ -81,6 +89,7 @@ struct rmawin_dev {
  * @reapable: operations complete and not yet reaped, on any window
  * @notify_lock: protects @notify_q
  * @notify_q: notifications of notified puts, oldest first
+ * @notify_lost: notifications dropped since a NOTIFY_WAIT last said so
  * @ring: the zero-syscall rings and poller, or NULL; set once under @lock,
  *	freed with the endpoint
  */
@@ -104,29 +113,27 @@ struct rmawin_ep {
 	atomic_t reapable;
 	spinlock_t notify_lock;		/* notify_q */
 	struct list_head notify_q;
+	atomic_t notify_lost;
 	struct rmawin_ring *ring;
 };
 
 /* Control messages: small SEND/RECV messages between the kernels of a group. */
 #define RMAWIN_CTRL_DEPTH	32	/* receive (and send) buffers per peer */
-#define RMAWIN_CTRL_SIZE	512	/* bytes per control message */
 #define RMAWIN_SQ_DEPTH		256	/* send work requests per queue pair */
 /* ceil(log2(RMAWIN_MAX_RANKS)): rounds of the dissemination barrier */
 #define RMAWIN_BARRIER_ROUNDS	12
-
-enum rmawin_msg_type {
-	RMAWIN_MSG_BARRIER = 1,
-	RMAWIN_MSG_WIN_DESC,
-	RMAWIN_MSG_ACC,
-	RMAWIN_MSG_ACC_REPLY,
-	RMAWIN_MSG_LOCK,
-	RMAWIN_MSG_LOCK_GRANT,
-	RMAWIN_MSG_UNLOCK,
-	RMAWIN_MSG_POST,
-	RMAWIN_MSG_COMPLETE,
-	RMAWIN_MSG_NOTIFY,
-	RMAWIN_MSG_LAST,
-};
+/*
+ * Caps on what a peer can make us hold.  An honest peer stays far below
+ * each: it has at most RMAWIN_ACC_WINDOW accumulate fragments unanswered
+ * at a time, and every other reply answers a request it may have only one
+ * of per window.
+ */
+#define RMAWIN_ACC_WINDOW	64	/* unanswered accumulate fragments per peer */
+#define RMAWIN_DEFERRED_MAX	256	/* replies waiting for a send buffer, per peer */
+/* Regions of one window: a peer's descriptor may name no more */
+#define RMAWIN_WIN_MAX_MRS	65536
+/* A connection that has not proven itself by then is dropped. */
+#define RMAWIN_AUTH_TIMEOUT_MS	3000
 
 /* Small transfers go through registered kernel buffers of this size. */
 #define RMAWIN_BOUNCE_SIZE	8192
@@ -150,7 +157,9 @@ struct rmawin_remote_mr {
  * @chunk: bytes of pages each region covers (the first covers less by
  *	@page_off, the last what is left)
  * @nmrs: number of regions
- * @got: regions received so far
+ * @got: regions received so far (fragments come in order)
+ * @done: the whole descriptor arrived (or the peer's creation failed:
+ *	then @disp_unit is 0); nothing more is accepted for it
  * @mrs: @nmrs regions
  */
 struct rmawin_remote {
@@ -160,6 +169,7 @@ struct rmawin_remote {
 	u64 chunk;
 	u32 nmrs;
 	u32 got;
+	bool done;
 	struct rmawin_remote_mr *mrs;
 };
 
@@ -222,10 +232,12 @@ struct rmawin_kmem {
  * @error: first error of an operation of the current epoch
  * @fence_open: a fence opened an access epoch (no NOSUCCEED)
  * @fence_ops: operations issued since the last fence
- * @held: origin side: lock type + 1 held on each rank, 0 for none
+ * @held: origin side: lock type + 1 held (or asked for) on each rank, 0
+ *	for none
  * @nheld: ranks locked
  * @granted: origin side: bitmap of ranks whose kernel granted our request
- * @lk: target side: the lock every rank's requests queue on
+ * @lk: target side: the lock every rank's requests queue on; each rank
+ *	has one waiter, so a rank asks again only after it let go
  * @pscw: post/start/complete/wait state
  */
 struct rmawin_win {
@@ -258,6 +270,8 @@ struct rmawin_win {
 		u32 shared;
 		bool exclusive;
 		struct list_head waiters;
+		struct rmawin_lock_waiter *w;	/* one per rank */
+		unsigned long *to_grant;	/* ranks granted, not yet told */
 	} lk;
 	struct rmawin_pscw_state {
 		atomic_t *posts_rcvd;	/* POSTs received from each rank, ever */
@@ -291,6 +305,9 @@ struct rmawin_win {
  * @acc_data: accumulate family: the origin (and compare) elements
  * @result: fetching accumulates: the previous values, @len bytes
  * @result_uaddr: where @result goes at reap
+ * @acc_sent: accumulate family: bytes of fragments posted so far
+ * @acc_next: accumulate family: offset of the fragment whose reply is
+ *	next (the target answers in order), under the group's acc_reqs lock
  */
 struct rmawin_req {
 	struct list_head node;
@@ -311,27 +328,15 @@ struct rmawin_req {
 	void *acc_data;
 	void *result;
 	void __user *result_uaddr;
-};
-
-/**
- * struct rmawin_msg_hdr - header of every control message
- * @type: enum rmawin_msg_type
- * @flags: zero for now
- * @len: payload bytes after the header
- * @arg: type-specific (the round, for BARRIER)
- */
-struct rmawin_msg_hdr {
-	u8 type;
-	u8 flags;
-	u16 len;
-	u32 arg;
+	u64 acc_sent;
+	u64 acc_next;
 };
 
 enum rmawin_peer_state {
 	RMAWIN_PEER_IDLE,	/* not connected, nothing allocated */
-	RMAWIN_PEER_CONNECTING,	/* cm_id (and maybe qp) exist */
+	RMAWIN_PEER_CONNECTING,	/* cm_id (and maybe qp) exist, not yet proven */
 	RMAWIN_PEER_CLEANUP,	/* a failed attempt is being torn down */
-	RMAWIN_PEER_CONNECTED,
+	RMAWIN_PEER_CONNECTED,	/* proven a member: messages flow */
 	RMAWIN_PEER_FAILED,	/* gone for good: @error says why */
 };
 
@@ -355,9 +360,15 @@ struct rmawin_ctrl_buf {
  * @error: why the peer failed (negative errno)
  * @cm_id: the connection's rdma_cm id (ours for lower ranks, the accepted
  *	one for higher ranks)
- * @qp: the RC queue pair to the peer
- * @work: retries a failed connection attempt (active side) or cleans it
- *	up (passive side)
+ * @qp: the RC queue pair to the peer; ours, not rdma_cm's, so that it
+ *	grants remote access only once the peer has proven itself
+ * @work: retries a failed connection attempt (active side), cleans it
+ *	up, or drops one that did not prove itself in time (passive side)
+ * @nonce: our nonce of the current handshake
+ * @remote_nonce: the peer's
+ * @remote_qpn: the peer's queue pair number in the current handshake
+ * @auth_failed: a connection attempt with this rank failed its proof
+ * @refused: the other end refused our request (another group's shape)
  * @rx: receive buffers, posted on @qp while it exists
  * @tx: send buffers; @tx_busy marks those in flight
  * @tx_busy: bitmap of @tx under @grp->lock
@@ -366,8 +377,11 @@ struct rmawin_ctrl_buf {
  * @rx_dma: DMA address of @rx_mem
  * @tx_dma: DMA address of @tx_mem
  * @sq_data: data work requests posted and not yet complete
+ * @acc_out: our accumulate fragments to the peer not yet answered
  * @deferred: messages to send once a send buffer is free (replies, which
  *	completion context cannot wait for), under @grp->lock
+ * @ndeferred: entries of @deferred, at most RMAWIN_DEFERRED_MAX
+ * @nnotify: the peer's notifications in our queue
  */
 struct rmawin_peer {
 	struct rmawin_group *grp;
@@ -377,6 +391,11 @@ struct rmawin_peer {
 	struct rdma_cm_id *cm_id;
 	struct ib_qp *qp;
 	struct delayed_work work;
+	u8 nonce[RMAWIN_NONCE_LEN];
+	u8 remote_nonce[RMAWIN_NONCE_LEN];
+	u32 remote_qpn;
+	bool auth_failed;
+	bool refused;
 	struct rmawin_ctrl_buf rx[RMAWIN_CTRL_DEPTH];
 	struct rmawin_ctrl_buf tx[RMAWIN_CTRL_DEPTH];
 	unsigned long tx_busy;
@@ -385,7 +404,10 @@ struct rmawin_peer {
 	u64 rx_dma;
 	u64 tx_dma;
 	atomic_t sq_data;
+	atomic_t acc_out;
 	struct list_head deferred;
+	u32 ndeferred;
+	atomic_t nnotify;
 };
 
 /**
@@ -447,7 +469,9 @@ struct rmawin_rcache {
  * @ibdev: the endpoint's device
  * @rank: our rank
  * @nranks: group size
- * @key: the group's key, carried in every connection request
+ * @mac_tfm: HMAC-SHA256 keyed with the job's secret
+ * @group_id: SHA-256 of the group's shape (struct rmawin_wire_group_addr)
+ * @net: the network namespace the group was joined in
  * @addrs: every rank's listen address
  * @listen_id: accepts connections from higher ranks
  * @cq: the receive completion queue of every queue pair of the group
@@ -461,10 +485,14 @@ struct rmawin_rcache {
  * @nconnected: peers connected
  * @error: first fatal error of the group (a peer left, the device went)
  * @deadline: jiffies by which the join must be complete
- * @dying: the group is being torn down: refuse and ignore everything
+ * @dying: the group is being torn down: refuse and ignore everything;
+ *	set under @lock, and no work is queued once it is
  * @barrier_seq: barriers this rank entered
- * @barrier_rcvd: barrier messages received per round, ever
+ * @barrier_rcvd: barrier messages received per round, ever (each round
+ *	has exactly one sender)
  * @tables: window descriptor tables by handle, until their window exists
+ * @desc_floor: handles below this have every descriptor in: a peer sends
+ *	none for them any more
  * @bounce_mem: RMAWIN_BOUNCE_SLOTS buffers of RMAWIN_BOUNCE_SIZE bytes
  * @bounce_dma: DMA address of each bounce buffer
  * @bounce_busy: bitmap of bounce buffers in use, under @lock
@@ -476,7 +504,9 @@ struct rmawin_group {
 	struct ib_device *ibdev;
 	u32 rank;
 	u32 nranks;
-	u64 key;
+	struct crypto_shash *mac_tfm;
+	u8 group_id[RMAWIN_GROUP_ID_LEN];
+	struct net *net;
 	struct sockaddr_storage *addrs;
 	struct rdma_cm_id *listen_id;
 	struct ib_cq *cq;
@@ -490,6 +520,7 @@ struct rmawin_group {
 	u32 barrier_seq;
 	atomic_t barrier_rcvd[RMAWIN_BARRIER_ROUNDS];
 	struct xarray tables;
+	u32 desc_floor;
 	void *bounce_mem[RMAWIN_BOUNCE_SLOTS];
 	u64 bounce_dma[RMAWIN_BOUNCE_SLOTS];
 	unsigned long bounce_busy;
@@ -580,7 +611,26 @@ void rmawin_ep_unbind_locked(struct rmawin_ep *ep);
 /* group.c */
 int rmawin_ioctl_group_join(struct rmawin_ep *ep, void *arg);
 void rmawin_group_destroy(struct rmawin_group *grp);
+
+/* conn.c */
+void rmawin_peer_init(struct rmawin_peer *peer, struct rmawin_group *grp, u32 rank);
+int rmawin_peer_connect(struct rmawin_peer *peer);
+void rmawin_peer_destroy_conn(struct rmawin_peer *peer);
 void rmawin_peer_fail(struct rmawin_peer *peer, int err);
+void rmawin_peer_retry(struct rmawin_peer *peer, bool auth_failed);
+void rmawin_peer_protocol_error(struct rmawin_peer *peer);
+void rmawin_peer_auth_recv(struct rmawin_peer *peer, const struct rmawin_wire_auth *auth);
+int rmawin_peer_grant_access(struct rmawin_peer *peer);
+struct rdma_cm_id *rmawin_group_listen_id(struct rmawin_group *grp);
+int rmawin_group_join_error(struct rmawin_group *grp);
+
+/* auth.c */
+int rmawin_auth_init(struct rmawin_group *grp, const void __user *ukey, u32 len);
+void rmawin_auth_free(struct rmawin_group *grp);
+void rmawin_group_id(struct rmawin_group *grp);
+void rmawin_auth_nonce(u8 *nonce);
+int rmawin_auth_mac(struct rmawin_peer *peer, const char *label, u8 *mac);
+bool rmawin_auth_check(struct rmawin_peer *peer, const char *label, const u8 *mac);
 
 /* msg.c */
 int rmawin_ctrl_alloc(struct rmawin_peer *peer);
@@ -590,7 +640,25 @@ int rmawin_msg_send(struct rmawin_peer *peer, u8 type, u32 arg,
 		    const void *payload, u16 len);
 int rmawin_msg_send_async(struct rmawin_peer *peer, u8 type, u32 arg,
 			  const void *payload, u16 len);
+int rmawin_msg_send_auth(struct rmawin_peer *peer, const struct rmawin_wire_auth *auth);
 void rmawin_req_finish(struct rmawin_req *req);
+
+/*
+ * Control message handlers (msg.c's dispatch table): the header's type,
+ * version and length are checked already.  Each checks every field before
+ * it acts and returns 0, or -EPROTO for a message no honest peer sends
+ * (the peer is then failed and cut off), or -ENOMEM.
+ */
+int rmawin_barrier_recv(struct rmawin_peer *peer, u32 round, const void *p, u16 len);
+int rmawin_win_desc_recv(struct rmawin_peer *peer, u32 win_id, const void *p, u16 len);
+int rmawin_acc_recv(struct rmawin_peer *peer, u32 id, const void *p, u16 len);
+int rmawin_acc_reply_recv(struct rmawin_peer *peer, u32 id, const void *p, u16 len);
+int rmawin_lock_recv(struct rmawin_peer *peer, u32 win_id, const void *p, u16 len);
+int rmawin_lock_grant_recv(struct rmawin_peer *peer, u32 win_id, const void *p, u16 len);
+int rmawin_unlock_recv(struct rmawin_peer *peer, u32 win_id, const void *p, u16 len);
+int rmawin_pscw_post_recv(struct rmawin_peer *peer, u32 win_id, const void *p, u16 len);
+int rmawin_pscw_complete_recv(struct rmawin_peer *peer, u32 win_id, const void *p, u16 len);
+int rmawin_notify_recv(struct rmawin_peer *peer, u32 arg, const void *p, u16 len);
 
 /* window.c */
 int rmawin_ioctl_win_create(struct rmawin_ep *ep, void *arg);
@@ -598,8 +666,6 @@ int rmawin_ioctl_win_free(struct rmawin_ep *ep, void *arg);
 struct rmawin_win *rmawin_win_lookup(struct rmawin_ep *ep, u32 id);
 int rmawin_win_mmap(struct rmawin_ep *ep, struct vm_area_struct *vma);
 void rmawin_wins_destroy_all(struct rmawin_ep *ep);
-void rmawin_win_desc_recv(struct rmawin_peer *peer, u32 win_id,
-			  const void *payload, u16 len);
 void rmawin_tables_free(struct rmawin_group *grp);
 
 /* ops.c */
@@ -627,9 +693,8 @@ void rmawin_acc_apply_float(u8 op, u8 type, void *t, const void *o, u32 n);
 int rmawin_acc_check(const struct rmawin_op_desc *op);
 int rmawin_acc_local(const struct rmawin_op_desc *op, struct rmawin_win *win, u64 off);
 int rmawin_acc_issue(struct rmawin_req *req, const struct rmawin_op_desc *op, u64 off);
-void rmawin_acc_recv(struct rmawin_peer *peer, u32 id, const void *payload, u16 len);
-void rmawin_acc_reply_recv(struct rmawin_peer *peer, u32 id, const void *payload, u16 len);
 void rmawin_acc_fail_peer(struct rmawin_peer *peer);
+void rmawin_acc_fail_all(struct rmawin_group *grp);
 void rmawin_acc_release(struct rmawin_req *req, bool copy_out);
 
 /* lock.c */
@@ -641,8 +706,6 @@ int rmawin_ioctl_flush(struct rmawin_ep *ep, void *arg);
 int rmawin_epoch_check(struct rmawin_win *win, u32 target);
 int rmawin_flush_check(struct rmawin_ep *ep, const struct rmawin_op_desc *op,
 		       struct rmawin_win **win);
-void rmawin_lock_recv(struct rmawin_peer *peer, u8 type, u32 win_id,
-		      const void *payload, u16 len);
 
 /* pscw.c */
 int rmawin_win_pscw_init(struct rmawin_win *win);
@@ -651,12 +714,10 @@ int rmawin_ioctl_post(struct rmawin_ep *ep, void *arg);
 int rmawin_ioctl_start(struct rmawin_ep *ep, void *arg);
 int rmawin_ioctl_complete(struct rmawin_ep *ep, void *arg);
 int rmawin_ioctl_wait(struct rmawin_ep *ep, void *arg);
-void rmawin_pscw_recv(struct rmawin_peer *peer, u8 type, u32 win_id);
 
 /* notify.c */
 int rmawin_notify_send(struct rmawin_peer *peer, const struct rmawin_op_desc *op);
 int rmawin_notify_queue(struct rmawin_ep *ep, u32 source, const struct rmawin_op_desc *op);
-void rmawin_notify_recv(struct rmawin_peer *peer, u32 tag, const void *payload, u16 len);
 void rmawin_notify_free(struct rmawin_ep *ep);
 bool rmawin_notify_pending(struct rmawin_ep *ep);
 int rmawin_ioctl_notify_wait(struct rmawin_ep *ep, void *arg);
@@ -678,7 +739,6 @@ void rmawin_ring_destroy(struct rmawin_ep *ep);
 int rmawin_ioctl_fence(struct rmawin_ep *ep, void *arg);
 int rmawin_ioctl_barrier(struct rmawin_ep *ep, void *arg);
 int rmawin_group_barrier(struct rmawin_group *grp);
-void rmawin_barrier_recv(struct rmawin_group *grp, u32 round);
 
 /* chardev.c */
 int rmawin_chardev_init(void);

@@ -7,25 +7,49 @@
  *
  * Each rank hears from the same sender in a given round every time, so a
  * per-round count of messages ever received says whether barrier number s
- * has been reached in that round, however far ahead a fast peer is.
+ * has been reached in that round.  A sender can be at most one barrier
+ * ahead of us (it cannot leave barrier s before we entered it), so a
+ * message from anyone but the round's sender, or one that would put the
+ * count further ahead, is a protocol error: no peer can end a barrier
+ * early.
  */
 #include <linux/log2.h>
 
 #include "rmawin.h"
 
+/* The rank that signals us in round @k. */
+static u32 rmawin_barrier_src(struct rmawin_group *grp, u32 k)
+{
+	u32 n = grp->nranks;
+
+	return (grp->rank + n - (1U << k) % n) % n;
+}
+
 /**
  * rmawin_barrier_recv() - a barrier message arrived
- * @grp: the group
+ * @peer: the sender
  * @round: its round
+ * @p: payload (none)
+ * @len: 0
  *
  * Context: completion (workqueue) context.
+ * Return: 0, or -EPROTO for a round the peer does not signal us in, or a
+ * barrier we cannot be in yet.
  */
-void rmawin_barrier_recv(struct rmawin_group *grp, u32 round)
+int rmawin_barrier_recv(struct rmawin_peer *peer, u32 round, const void *p, u16 len)
 {
-	if (round >= RMAWIN_BARRIER_ROUNDS)
-		return;
-	atomic_inc(&grp->barrier_rcvd[round]);
+	struct rmawin_group *grp = peer->grp;
+	u32 seq = READ_ONCE(grp->barrier_seq);
+
+	if (round >= order_base_2(grp->nranks) || rmawin_barrier_src(grp, round) != peer->rank)
+		return -EPROTO;
+	/* the count may run one barrier ahead of the one we are in, no more */
+	if ((s32)(atomic_inc_return(&grp->barrier_rcvd[round]) - seq) > 1) {
+		atomic_dec(&grp->barrier_rcvd[round]);
+		return -EPROTO;
+	}
 	wake_up_all(&grp->ep->wq);
+	return 0;
 }
 
 static bool rmawin_barrier_round_done(struct rmawin_group *grp, u32 round,
@@ -52,10 +76,12 @@ int rmawin_group_barrier(struct rmawin_group *grp)
 	if (n == 1)
 		return 0;
 	rounds = order_base_2(n);
-	seq = ++grp->barrier_seq;
+	seq = grp->barrier_seq + 1;
+	/* before any message of this barrier can go out: see rmawin_barrier_recv() */
+	WRITE_ONCE(grp->barrier_seq, seq);
 	for (k = 0; k < rounds; k++) {
 		dst = (grp->rank + (1U << k)) % n;
-		src = (grp->rank + n - (1U << k) % n) % n;
+		src = rmawin_barrier_src(grp, k);
 		ret = rmawin_msg_send(&grp->peers[dst], RMAWIN_MSG_BARRIER, k,
 				      NULL, 0);
 		if (ret)

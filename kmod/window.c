@@ -16,6 +16,7 @@
 #include <linux/sched/signal.h>
 #include <linux/uaccess.h>
 #include <linux/overflow.h>
+#include <linux/random.h>
 
 #include "rmawin.h"
 
@@ -25,27 +26,6 @@
 #define RMAWIN_REG_BATCH	16
 /* Largest page size a window is registered with: a transparent huge page. */
 #define RMAWIN_MAX_BLOCK_SHIFT	PMD_SHIFT
-
-/* WIN_DESC payload, sent in as many messages as the regions need. */
-struct rmawin_desc_msg {
-	u64 length;
-	u64 chunk;
-	u32 disp_unit;
-	u32 page_off;
-	u32 nmrs;
-	u32 first;
-	u32 count;
-	s32 status;
-	struct {
-		u64 iova;
-		u32 rkey;
-		u32 pad;
-	} mr[];
-};
-
-#define RMAWIN_DESC_PER_MSG \
-	((RMAWIN_CTRL_SIZE - sizeof(struct rmawin_msg_hdr) - \
-	  sizeof(struct rmawin_desc_msg)) / sizeof(((struct rmawin_desc_msg *)0)->mr[0]))
 
 static struct rmawin_win_table *rmawin_table_get(struct rmawin_group *grp, u32 id)
 {
@@ -97,88 +77,123 @@ void rmawin_tables_free(struct rmawin_group *grp)
 	xa_destroy(&grp->tables);
 }
 
-/* Check one fragment against what earlier ones said; fill it in. */
-static int rmawin_desc_apply(struct rmawin_remote *r, const struct rmawin_desc_msg *d,
-			     u16 len)
+/* The first fragment of a descriptor: the window's shape. */
+static int rmawin_desc_start(struct rmawin_remote *r, const struct rmawin_wire_desc *d)
 {
-	u32 i;
+	u64 length = le64_to_cpu(d->length), chunk = le64_to_cpu(d->chunk);
+	u32 page_off = le32_to_cpu(d->page_off), nmrs = le32_to_cpu(d->nmrs);
+	s32 status = le32_to_cpu(d->status);
 
-	if (len < sizeof(*d) || d->count > RMAWIN_DESC_PER_MSG ||
-	    len < sizeof(*d) + d->count * sizeof(d->mr[0]) ||
-	    d->first > d->nmrs || d->count > d->nmrs - d->first)
-		return -EPROTO;
-	if (!r->mrs && !r->got) {
-		if (d->status) {
-			r->length = 0;
-			r->disp_unit = 0;	/* marks the peer's failure */
-			r->nmrs = 0;
-			return 0;
-		}
-		if (!d->disp_unit || !d->chunk || d->page_off >= d->chunk)
+	if (status) {
+		/* the owner's creation failed: a negative errno and nothing else */
+		if (status > 0 || status < -MAX_ERRNO || nmrs || d->count || d->first ||
+		    d->length || d->chunk || d->disp_unit || d->page_off)
 			return -EPROTO;
-		r->length = d->length;
-		r->chunk = d->chunk;
-		r->disp_unit = d->disp_unit;
-		r->page_off = d->page_off;
-		r->nmrs = d->nmrs;
-		if (r->nmrs) {
-			r->mrs = kvcalloc(r->nmrs, sizeof(*r->mrs), GFP_KERNEL);
-			if (!r->mrs)
-				return -ENOMEM;
-		}
-	} else if (d->nmrs != r->nmrs) {
+		r->disp_unit = 0;	/* marks the peer's failure */
+		r->done = true;
+		return 0;
+	}
+	if (!d->disp_unit || length > RMAWIN_WIN_MAX || chunk < PAGE_SIZE ||
+	    chunk > RMAWIN_WIN_MAX || page_off >= chunk || d->first)
 		return -EPROTO;
+	/* exactly the regions that cover the window: every offset finds one */
+	if (nmrs > RMAWIN_WIN_MAX_MRS ||
+	    nmrs != (length ? DIV_ROUND_UP_ULL(page_off + length, chunk) : 0))
+		return -EPROTO;
+	r->length = length;
+	r->chunk = chunk;
+	r->disp_unit = le32_to_cpu(d->disp_unit);
+	r->page_off = page_off;
+	r->nmrs = nmrs;
+	if (nmrs) {
+		r->mrs = kvcalloc(nmrs, sizeof(*r->mrs), GFP_KERNEL);
+		if (!r->mrs)
+			return -ENOMEM;
 	}
-	for (i = 0; i < d->count; i++) {
-		r->mrs[d->first + i].iova = d->mr[i].iova;
-		r->mrs[d->first + i].rkey = d->mr[i].rkey;
-	}
-	r->got += d->count;
 	return 0;
 }
 
-static bool rmawin_remote_complete(const struct rmawin_remote *r)
+/* Check one fragment against what earlier ones said; fill it in. */
+static int rmawin_desc_apply(struct rmawin_remote *r, const struct rmawin_wire_desc *d,
+			     u16 len)
 {
-	return !r->disp_unit || r->got == r->nmrs;
+	u32 first = le32_to_cpu(d->first), count = le32_to_cpu(d->count), i;
+	int ret;
+
+	if (r->done || count > RMAWIN_DESC_PER_MSG ||
+	    len != sizeof(*d) + count * sizeof(d->mr[0]))
+		return -EPROTO;
+	if (!r->got && !r->nmrs) {
+		ret = rmawin_desc_start(r, d);
+		if (ret || r->done)
+			return ret;
+	} else if (le32_to_cpu(d->nmrs) != r->nmrs || le64_to_cpu(d->length) != r->length ||
+		   le64_to_cpu(d->chunk) != r->chunk || le32_to_cpu(d->page_off) != r->page_off ||
+		   le32_to_cpu(d->disp_unit) != r->disp_unit || d->status) {
+		return -EPROTO;
+	}
+	/* fragments come in order, each region once */
+	if (first != r->got || count > r->nmrs - r->got || (!count && r->nmrs))
+		return -EPROTO;
+	for (i = 0; i < count; i++) {
+		if (d->mr[i].pad)
+			return -EPROTO;
+		r->mrs[first + i].iova = le64_to_cpu(d->mr[i].iova);
+		r->mrs[first + i].rkey = le32_to_cpu(d->mr[i].rkey);
+	}
+	r->got += count;
+	r->done = r->got == r->nmrs;
+	return 0;
+}
+
+/*
+ * Descriptors a peer may send us now: creation is collective and ordered,
+ * and a peer finishes creating window w only with our descriptor of w, so
+ * it can be at most one window ahead of the one we create, and never
+ * sends a window's descriptor again.
+ */
+static bool rmawin_desc_id_ok(struct rmawin_group *grp, u32 id)
+{
+	u32 next = READ_ONCE(grp->ep->next_win);
+
+	/* and none for a window whose descriptors are all in already */
+	return id >= READ_ONCE(grp->desc_floor) && id + 2 >= next && id <= next + 1;
 }
 
 /**
  * rmawin_win_desc_recv() - a fragment of a peer's window descriptor
  * @peer: the sender
  * @win_id: the window handle
- * @payload: struct rmawin_desc_msg
+ * @p: struct rmawin_wire_desc
  * @len: payload bytes
  *
  * Context: completion (workqueue) context; may sleep.
+ * Return: 0, -EPROTO, -ENOMEM.
  */
-void rmawin_win_desc_recv(struct rmawin_peer *peer, u32 win_id,
-			  const void *payload, u16 len)
+int rmawin_win_desc_recv(struct rmawin_peer *peer, u32 win_id, const void *p, u16 len)
 {
 	struct rmawin_group *grp = peer->grp;
 	struct rmawin_win_table *tbl;
 	struct rmawin_remote *r;
-	bool was_complete;
 	int ret;
 
+	if (!rmawin_desc_id_ok(grp, win_id))
+		return -EPROTO;
 	tbl = rmawin_table_get(grp, win_id);
-	if (!tbl) {
-		rmawin_peer_fail(peer, -ENOMEM);
-		return;
-	}
+	if (!tbl)
+		return -ENOMEM;
 	r = &tbl->remote[peer->rank];
-	/* a peer sends one descriptor per window: fragments never race */
-	was_complete = r->got && rmawin_remote_complete(r);
-	ret = was_complete ? -EPROTO : rmawin_desc_apply(r, payload, len);
-	if (ret) {
-		rmawin_peer_fail(peer, ret);
-		return;
-	}
-	if (rmawin_remote_complete(r)) {
+	/* a peer sends one descriptor per window, in order: fragments never race */
+	ret = rmawin_desc_apply(r, p, len);
+	if (ret)
+		return ret;
+	if (r->done) {
 		spin_lock_irq(&grp->lock);
 		tbl->complete++;
 		spin_unlock_irq(&grp->lock);
 		wake_up_all(&grp->ep->wq);
 	}
+	return 0;
 }
 
 /* Charge @npages to the caller's RLIMIT_MEMLOCK, as every pinning driver does. */
@@ -364,7 +379,8 @@ out_put:
 
 static u32 rmawin_chunk_pages(struct rmawin_ep *ep)
 {
-	return min_t(u32, ep->dev->ibdev->attrs.max_fast_reg_page_list_len, 512);
+	/* a device that reports 0 still maps one page per region */
+	return clamp_t(u32, ep->dev->ibdev->attrs.max_fast_reg_page_list_len, 1, 512);
 }
 
 /*
@@ -434,7 +450,8 @@ static int rmawin_chunk_map(struct rmawin_win *win, struct rmawin_mr_chunk *c, u
 		goto err_unmap;
 	}
 	atomic_inc(&rmawin_stats.mrs);
-	ib_update_fast_reg_key(c->mr, ib_inc_rkey(c->mr->rkey));
+	/* the key byte of the rkey is ours to choose: make it unpredictable */
+	ib_update_fast_reg_key(c->mr, get_random_u8());
 	nents = ib_map_mr_sg(c->mr, c->sgt.sgl, c->sgt.nents, NULL,
 			     BIT(win->block_shift));
 	if (nents != c->sgt.nents) {
@@ -541,7 +558,11 @@ static int rmawin_win_register_blocks(struct rmawin_win *win)
 	u32 i, n;
 	int ret;
 
-	win->nchunks = DIV_ROUND_UP(rmawin_win_block_off(win) + win->length, chunk);
+	n = DIV_ROUND_UP_ULL(rmawin_win_block_off(win) + win->length, chunk);
+	/* more regions than a peer accepts in a descriptor */
+	if (n > RMAWIN_WIN_MAX_MRS)
+		return -EFBIG;
+	win->nchunks = n;
 	win->chunks = kvcalloc(win->nchunks, sizeof(*win->chunks), GFP_KERNEL);
 	if (!win->chunks)
 		return -ENOMEM;
@@ -576,38 +597,51 @@ static int rmawin_win_register(struct rmawin_win *win)
 	return ret;
 }
 
+/* Fill @d with the window's shape, or only @status if its creation failed. */
+static u32 rmawin_desc_fill(struct rmawin_win *win, struct rmawin_wire_desc *d, int status)
+{
+	memset(d, 0, sizeof(*d));
+	if (status) {
+		d->status = cpu_to_le32(status);
+		return 0;
+	}
+	d->length = cpu_to_le64(win->length);
+	d->chunk = cpu_to_le64(rmawin_win_chunk_bytes(win));
+	d->disp_unit = cpu_to_le32(win->disp_unit);
+	d->page_off = cpu_to_le32(rmawin_win_block_off(win));
+	d->nmrs = cpu_to_le32(win->nchunks);
+	return win->nchunks;
+}
+
 static int rmawin_win_send_desc(struct rmawin_win *win, int status)
 {
 	struct rmawin_group *grp = win->ep->group;
-	struct rmawin_desc_msg *d;
-	u32 i, first = 0, k;
+	struct rmawin_wire_desc *d;
+	u32 i, first = 0, k, nmrs, count;
 	int ret = 0;
 
-	d = kzalloc(RMAWIN_CTRL_SIZE, GFP_KERNEL);
+	d = kzalloc(RMAWIN_MSG_MAX_PAYLOAD, GFP_KERNEL);
 	if (!d)
 		return -ENOMEM;
-	d->length = win->length;
-	d->chunk = rmawin_win_chunk_bytes(win);
-	d->disp_unit = win->disp_unit;
-	d->page_off = rmawin_win_block_off(win);
-	d->nmrs = status ? 0 : win->nchunks;
-	d->status = status;
+	nmrs = rmawin_desc_fill(win, d, status);
 	do {
-		d->first = first;
-		d->count = min_t(u32, d->nmrs - first, RMAWIN_DESC_PER_MSG);
-		for (k = 0; k < d->count; k++) {
+		count = min_t(u32, nmrs - first, RMAWIN_DESC_PER_MSG);
+		d->first = cpu_to_le32(first);
+		d->count = cpu_to_le32(count);
+		for (k = 0; k < count; k++) {
 			struct ib_mr *mr = win->chunks[first + k].mr;
 
-			d->mr[k].iova = mr->iova;
-			d->mr[k].rkey = mr->rkey;
+			d->mr[k].iova = cpu_to_le64(mr->iova);
+			d->mr[k].rkey = cpu_to_le32(mr->rkey);
+			d->mr[k].pad = 0;
 		}
 		for (i = 0; i < grp->nranks && !ret; i++)
 			if (i != grp->rank)
 				ret = rmawin_msg_send(&grp->peers[i], RMAWIN_MSG_WIN_DESC,
 						      win->id, d, sizeof(*d) +
-						      d->count * sizeof(d->mr[0]));
-		first += d->count;
-	} while (!ret && first < d->nmrs);
+						      count * sizeof(d->mr[0]));
+		first += count;
+	} while (!ret && first < nmrs);
 	kfree(d);
 	return ret;
 }
@@ -699,7 +733,8 @@ int rmawin_ioctl_win_create(struct rmawin_ep *ep, void *arg)
 	}
 	win->ep = ep;
 	rmawin_count(ep, RMAWIN_CNT_WINDOWS, 1);
-	win->id = ep->next_win++;
+	win->id = ep->next_win;
+	WRITE_ONCE(ep->next_win, win->id + 1);
 	win->base = c->base;
 	win->length = c->length;
 	win->disp_unit = c->disp_unit;
@@ -731,10 +766,12 @@ int rmawin_ioctl_win_create(struct rmawin_ep *ep, void *arg)
 		 * Otherwise a late descriptor may still come: the group keeps
 		 * the table and frees it with itself.
 		 */
-		if (!ret)
+		if (!ret) {
 			xa_erase(&grp->tables, win->id);
-		else
+			WRITE_ONCE(grp->desc_floor, win->id + 1);
+		} else {
 			win->tbl = NULL;
+		}
 	}
 	if (ret) {
 		xa_erase(&ep->wins, win->id);

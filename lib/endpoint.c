@@ -63,18 +63,6 @@ static int rmawin_ep_bind(struct rmawin_ep *ep)
 	return rmawin__ioctl_struct(ep->fd, RMAWIN_IOC_EP_BIND, &bind);
 }
 
-/* FNV-1a, folded over the group's shape: members of one job agree on it. */
-static uint64_t rmawin_group_key(const struct rmawin_addr *addrs, int n)
-{
-	const unsigned char *p = (const unsigned char *)addrs;
-	uint64_t h = 0xcbf29ce484222325ull;
-	size_t i;
-
-	for (i = 0; i < (size_t)n * sizeof(*addrs); i++)
-		h = (h ^ p[i]) * 0x100000001b3ull;
-	return h ^ (uint64_t)n;
-}
-
 static void rmawin_to_uaddr(const struct sockaddr_storage *ss, struct rmawin_addr *a)
 {
 	memset(a, 0, sizeof(*a));
@@ -94,7 +82,7 @@ static void rmawin_to_uaddr(const struct sockaddr_storage *ss, struct rmawin_add
 	}
 }
 
-static int rmawin_ep_join(struct rmawin_ep *ep)
+static int rmawin_ep_join(struct rmawin_ep *ep, const struct rmawin_ep_attr *attr)
 {
 	struct rmawin_group_join join;
 	struct rmawin_addr *ua;
@@ -109,14 +97,31 @@ static int rmawin_ep_join(struct rmawin_ep *ep)
 	join.rank = ep->rank;
 	join.nranks = ep->nranks;
 	join.addrs_ptr = (uintptr_t)ua;
-	join.key = rmawin_group_key(ua, ep->nranks);
+	/* the kernel keeps no copy but the keyed hash; neither do we */
+	join.key_ptr = (uintptr_t)attr->job_key;
+	join.key_len = attr->job_key ? attr->job_key_len : 0;
 	join.timeout_ms = ep->timeout_ms;
 	ret = rmawin__ioctl_struct(ep->fd, RMAWIN_IOC_GROUP_JOIN, &join);
 	free(ua);
 	return ret;
 }
 
-int rmawin_ep_open(const struct rmawin_ep_attr *attr, struct rmawin_ep **epp)
+/* The job key: none, or 16 to 64 bytes; a group with peers must have one. */
+static int rmawin_ep_check_key(const struct rmawin_ep_attr *attr)
+{
+	if (!attr->job_key != !attr->job_key_len)
+		return -EINVAL;
+	if (attr->job_key && (attr->job_key_len < RMAWIN_JOB_KEY_MIN ||
+			      attr->job_key_len > RMAWIN_JOB_KEY_MAX))
+		return -EINVAL;
+	return attr->nranks > 1 && !attr->job_key ? -ENOKEY : 0;
+}
+
+/*
+ * rmawin_ep_open() of version 0.3 on: the struct has the job key.  The
+ * library calls it by this name; programs by rmawin_ep_open.
+ */
+int rmawin__ep_open(const struct rmawin_ep_attr *attr, struct rmawin_ep **epp)
 {
 	struct rmawin_ep *ep;
 	int ret;
@@ -131,6 +136,9 @@ int rmawin_ep_open(const struct rmawin_ep_attr *attr, struct rmawin_ep **epp)
 		return -EINVAL;
 	if (attr->ibdev && !*attr->ibdev)
 		return -EINVAL;
+	ret = rmawin_ep_check_key(attr);
+	if (ret)
+		return ret;
 
 	ep = calloc(1, sizeof(*ep));
 	if (!ep)
@@ -167,7 +175,7 @@ int rmawin_ep_open(const struct rmawin_ep_attr *attr, struct rmawin_ep **epp)
 	}
 	/* A group of one needs no connections, but listens if it has an address. */
 	if (ep->addrs) {
-		ret = rmawin_ep_join(ep);
+		ret = rmawin_ep_join(ep, attr);
 		if (ret)
 			goto err_close_fd;
 	}
@@ -186,6 +194,41 @@ err_free_ep:
 	free(ep);
 	return ret;
 }
+
+/*
+ * Version 0.1 of the library had no job key in its struct rmawin_ep_attr:
+ * programs built against it reach this one, which reads only the fields
+ * they have.  Groups of more than one then fail with -ENOKEY: rebuild.
+ */
+struct rmawin_ep_attr_v01 {
+	int rank;
+	int nranks;
+	const char *const *addrs;
+	const char *ibdev;
+	unsigned int timeout_ms;
+	unsigned int flags;
+};
+
+int rmawin__ep_open_v01(const struct rmawin_ep_attr_v01 *old, struct rmawin_ep **epp);
+
+int rmawin__ep_open_v01(const struct rmawin_ep_attr_v01 *old, struct rmawin_ep **epp)
+{
+	struct rmawin_ep_attr attr;
+
+	if (!old)
+		return -EINVAL;
+	memset(&attr, 0, sizeof(attr));
+	attr.rank = old->rank;
+	attr.nranks = old->nranks;
+	attr.addrs = old->addrs;
+	attr.ibdev = old->ibdev;
+	attr.timeout_ms = old->timeout_ms;
+	attr.flags = old->flags;
+	return rmawin__ep_open(&attr, epp);
+}
+
+__asm__(".symver rmawin__ep_open_v01,rmawin_ep_open@RMAWIN_0.1");
+__asm__(".symver rmawin__ep_open,rmawin_ep_open@@RMAWIN_0.3");
 
 /* Rank and size come from the same launcher, in this order of preference. */
 static const struct {
@@ -225,6 +268,7 @@ static int rmawin_env_rank(int *rank, int *nranks)
 
 int rmawin_ep_open_env(struct rmawin_ep **ep)
 {
+	uint8_t key[RMAWIN_JOB_KEY_MAX];
 	struct rmawin_ep_attr attr;
 	const char *addrs, *no_ring;
 	char **items = NULL;
@@ -249,20 +293,31 @@ int rmawin_ep_open_env(struct rmawin_ep **ep)
 
 	attr.ibdev = rmawin_getenv("RMAWIN_IBDEV");
 
+	ret = rmawin__env_key(key, sizeof(key));
+	if (ret < 0)
+		return ret;
+	if (ret) {
+		attr.job_key = key;
+		attr.job_key_len = ret;
+	}
+
 	addrs = rmawin_getenv("RMAWIN_ADDRS");
 	if (addrs) {
 		ret = rmawin__split_list(addrs, &items);
 		if (ret < 0)
-			return ret;
+			goto out_wipe;
 		if (ret != attr.nranks) {
 			free(items);
-			return -EINVAL;
+			ret = -EINVAL;
+			goto out_wipe;
 		}
 		attr.addrs = (const char *const *)items;
 	}
 
-	ret = rmawin_ep_open(&attr, ep);
+	ret = rmawin__ep_open(&attr, ep);
 	free(items);
+out_wipe:
+	explicit_bzero(key, sizeof(key));
 	return ret;
 }
 

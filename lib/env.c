@@ -5,10 +5,13 @@
  * not exactly what is expected is -EINVAL, never a best guess.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <arpa/inet.h>
+#include <sys/stat.h>
 #include <net/if.h>
 #include <netinet/in.h>
 
@@ -174,4 +177,92 @@ int rmawin__split_list(const char *list, char ***items)
 	v[n] = NULL;
 	*items = v;
 	return (int)n;
+}
+
+/* "0a1b..." into bytes: hex digits only, an even number, a whole key's worth. */
+static int rmawin_parse_hex_key(const char *hex, size_t n, uint8_t *key, size_t size)
+{
+	size_t i;
+
+	if (n % 2 || n / 2 < RMAWIN_JOB_KEY_MIN || n / 2 > RMAWIN_JOB_KEY_MAX || n / 2 > size)
+		return -EINVAL;
+	for (i = 0; i < n; i++) {
+		char c = hex[i];
+		int v = c >= '0' && c <= '9' ? c - '0' :
+			c >= 'a' && c <= 'f' ? c - 'a' + 10 :
+			c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+
+		if (v < 0)
+			return -EINVAL;
+		if (i % 2)
+			key[i / 2] |= v;
+		else
+			key[i / 2] = v << 4;
+	}
+	return (int)(n / 2);
+}
+
+/*
+ * The key file: a regular file of ours that nobody else may read or
+ * write, holding the key in hex (a final newline is allowed).
+ */
+static int rmawin_read_key_file(const char *path, uint8_t *key, size_t size)
+{
+	char buf[2 * RMAWIN_JOB_KEY_MAX + 2];
+	struct stat st;
+	ssize_t n;
+	int fd, ret;
+
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st)) {
+		ret = -errno;
+		goto out_close;
+	}
+	if (!S_ISREG(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 077)) {
+		ret = -EACCES;
+		goto out_close;
+	}
+	n = read(fd, buf, sizeof(buf));
+	if (n < 0) {
+		ret = -errno;
+		goto out_close;
+	}
+	if ((size_t)n == sizeof(buf)) {
+		ret = -EINVAL;
+		goto out_wipe;
+	}
+	if (n && buf[n - 1] == '\n')
+		n--;
+	ret = rmawin_parse_hex_key(buf, n, key, size);
+out_wipe:
+	explicit_bzero(buf, sizeof(buf));
+out_close:
+	close(fd);
+	return ret;
+}
+
+/**
+ * rmawin__env_key() - the job key from the environment
+ * @key: filled with the key
+ * @size: room at @key, at least RMAWIN_JOB_KEY_MAX
+ *
+ * RMAWIN_JOB_KEY holds it in hex (32 to 128 digits); else
+ * RMAWIN_JOB_KEY_FILE names a file that holds it so, readable and writable
+ * by its owner alone, who must be us.
+ *
+ * Return: the key's length in bytes, 0 if neither variable is set,
+ * -EINVAL for a malformed key, -EACCES for a file others may read or that
+ * is not ours, another -errno if the file cannot be read.
+ */
+int rmawin__env_key(uint8_t *key, size_t size)
+{
+	const char *hex = getenv("RMAWIN_JOB_KEY"), *file = getenv("RMAWIN_JOB_KEY_FILE");
+
+	if (hex && *hex)
+		return rmawin_parse_hex_key(hex, strlen(hex), key, size);
+	if (file && *file)
+		return rmawin_read_key_file(file, key, size);
+	return 0;
 }

@@ -80,7 +80,11 @@ int rmawin__ring_run(struct rmawin_ep *ep, struct rmawin_op_desc *op, int *res);
 /* rma.c: one operation, through the ring when it can take it, else by ioctl */
 int rmawin__submit(struct rmawin_ep *ep, struct rmawin_op_desc *op);
 
+/* endpoint.c: rmawin_ep_open(), the current version */
+int rmawin__ep_open(const struct rmawin_ep_attr *attr, struct rmawin_ep **epp);
+
 /* env.c */
+int rmawin__env_key(uint8_t *key, size_t size);
 int rmawin__parse_int(const char *s, int *val);
 int rmawin__parse_addr(const char *s, struct sockaddr_storage *ss);
 int rmawin__split_list(const char *list, char ***items);

@@ -29,6 +29,12 @@ static const struct {
 	{ ENOENT, "/dev/rmawin not found: is the rmawin kernel module loaded?" },
 	{ EACCES, "permission denied opening /dev/rmawin" },
 	{ ENAMETOOLONG, "RDMA device name too long" },
+	{ ENOKEY, "no job key: a group of more than one rank needs one (RMAWIN_JOB_KEY)" },
+	{ EKEYREJECTED, "a peer failed to prove it holds the job key (another job on these addresses?)" },
+	{ EPROTO, "a peer broke the protocol and was cut off" },
+	{ EOVERFLOW, "notifications were lost: a sender outran the notification queue" },
+	{ ECONNREFUSED, "a peer refused the connection: another group on these addresses" },
+	{ EFBIG, "window needs more memory regions than a peer accepts" },
 };
 
 /* strerror() is not thread-safe; strerror_r() is, into a buffer per thread. */

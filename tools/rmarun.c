@@ -5,7 +5,9 @@
  *   rmarun -n N [--addr IP] [--port BASE] [--timeout S] -- PROGRAM ARGS...
  *
  * Each rank gets RMAWIN_RANK, RMAWIN_NRANKS and RMAWIN_ADDRS (every rank on
- * IP, ports BASE..BASE+N-1).  The ranks' stdout and stderr come back through
+ * IP, ports BASE..BASE+N-1), and RMAWIN_JOB_KEY: a fresh random 256-bit key
+ * for this job alone, with which its ranks prove to each other that they
+ * belong to it.  The ranks' stdout and stderr come back through
  * pipes and are copied, one whole line at a time prefixed with "[rank] ", to
  * rmarun's stdout and stderr.  The first rank to fail takes the others down
  * with it, as an MPI job would.  See Documentation/rmarun.rst.
@@ -32,6 +34,7 @@
 #include <net/if.h>
 #include <netinet/in.h>
 #include <sys/prctl.h>
+#include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 
@@ -87,6 +90,9 @@ struct opts {
 	char **argv;
 };
 
+/* Bytes of the job key rmarun makes: 256 bits. */
+#define JOB_KEY_BYTES	32
+
 struct launcher {
 	struct opts o;
 	struct rank *ranks;
@@ -102,6 +108,7 @@ struct launcher {
 	struct pollfd *pfds;	/* the signal pipe, then every open stream */
 	struct stream **pstreams;
 	int *prank;		/* rank of pfds[i], i >= 1 */
+	char key[2 * JOB_KEY_BYTES + 1];	/* the job's key, in hex */
 };
 
 static int sigpipe_fds[2] = { -1, -1 };
@@ -513,6 +520,9 @@ static void set_rank_env(const struct launcher *l, int rank, const char *addrs)
 	snprintf(num, sizeof(num), "%d", l->o.nranks);
 	setenv("RMAWIN_NRANKS", num, 1);
 	setenv("RMAWIN_ADDRS", addrs, 1);
+	/* the job's own key, never one from rmarun's environment */
+	setenv("RMAWIN_JOB_KEY", l->key, 1);
+	unsetenv("RMAWIN_JOB_KEY_FILE");
 }
 
 static void __noreturn
@@ -900,9 +910,30 @@ static void raise_nofile(struct launcher *l, int nfds)
 	setrlimit(RLIMIT_NOFILE, &rl);
 }
 
+/* A fresh key for this job from the kernel's random pool, in hex. */
+static int make_job_key(struct launcher *l)
+{
+	unsigned char raw[JOB_KEY_BYTES];
+	size_t got = 0;
+	ssize_t r;
+	int i;
+
+	while (got < sizeof(raw)) {
+		r = getrandom(raw + got, sizeof(raw) - got, 0);
+		if (r < 0 && errno != EINTR)
+			return -errno;
+		if (r > 0)
+			got += r;
+	}
+	for (i = 0; i < JOB_KEY_BYTES; i++)
+		snprintf(l->key + 2 * i, 3, "%02x", raw[i]);
+	explicit_bzero(raw, sizeof(raw));
+	return 0;
+}
+
 static int launcher_init(struct launcher *l)
 {
-	int n = 1 + OUT_NR * l->o.nranks, i, out;
+	int n = 1 + OUT_NR * l->o.nranks, i, out, ret;
 
 	l->status = -1;
 	l->self = getpid();
@@ -921,6 +952,9 @@ static int launcher_init(struct launcher *l)
 	if (l->devnull < 0)
 		return -errno;
 	raise_nofile(l, n);
+	ret = make_job_key(l);
+	if (ret)
+		return ret;
 	if (l->o.timeout_s)
 		l->timeout_at = now_ms() + (int64_t)l->o.timeout_s * 1000;
 	return setup_signals();
@@ -942,6 +976,7 @@ static void launcher_fini(struct launcher *l)
 	free(l->pfds);
 	free(l->pstreams);
 	free(l->prank);
+	explicit_bzero(l->key, sizeof(l->key));
 }
 
 int main(int argc, char **argv)

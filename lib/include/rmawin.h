@@ -22,7 +22,7 @@ extern "C" {
 #endif
 
 #define RMAWIN_VERSION_MAJOR	0
-#define RMAWIN_VERSION_MINOR	1
+#define RMAWIN_VERSION_MINOR	3
 
 struct rmawin_ep;			/* an endpoint: one open /dev/rmawin joined to a group */
 struct rmawin_win;			/* a window */
@@ -40,6 +40,14 @@ struct rmawin_win;			/* a window */
  *	device that routes to @addrs[@rank]
  * @timeout_ms: group setup timeout, 0 = library default
  * @flags: RMAWIN_EP_* flags; unknown bits are -EINVAL
+ * @job_key: the job's secret, the same bytes in every rank: members prove
+ *	to each other that they hold it (it never crosses the wire); NULL
+ *	only for a group of one
+ * @job_key_len: its length, 16 to 64 bytes; 0 with a NULL @job_key
+ *
+ * Added after version 0.1: @job_key and @job_key_len.  A program built
+ * against 0.1's header passes a smaller struct and cannot open a group of
+ * more than one; rebuild it, or use rmawin_ep_open_env().
  */
 struct rmawin_ep_attr {
 	int rank;
@@ -48,6 +56,8 @@ struct rmawin_ep_attr {
 	const char *ibdev;
 	unsigned int timeout_ms;
 	unsigned int flags;
+	const uint8_t *job_key;
+	size_t job_key_len;
 };
 
 /* ------------------------------------------------------------------------
@@ -123,18 +133,21 @@ int rmawin_query(struct rmawin_info *info, struct rmawin_device *devs, int max_d
  * (@attr->ibdev, else $RMAWIN_IBDEV, else the device that owns
  * @addrs[@rank]) and connects it to every other rank: the kernel listens on
  * @addrs[@rank] and connects one RC queue pair to each peer.  Every rank
- * must call it with the same @nranks and @addrs; it returns when every
- * peer is connected, or fails after @timeout_ms (default 30 s).  A group
- * of one needs no address if it names its device.
+ * must call it with the same @nranks, @addrs and job key; it returns when
+ * every peer is connected and has proven that it holds the key, or fails
+ * after @timeout_ms (default 30 s).  A group of one needs no address if it
+ * names its device, and no key.
  *
  * Return: 0; -EINVAL for bad arguments or an unparseable address, or a
  * singleton with neither address nor device; -ENOENT if /dev/rmawin does
  * not exist (module not loaded); -ENAMETOOLONG for a device name over 63
  * characters; -ENODEV if no such device; -ENETDOWN if none of its ports is
  * active; -EADDRNOTAVAIL if no RDMA device owns @addrs[@rank] (or not the
- * named one); -EADDRINUSE if the address is taken; -ETIMEDOUT if not every
- * peer connected in time; -ECONNREFUSED if a peer refused (another group
- * on the same addresses).
+ * named one); -EADDRINUSE if the address is taken; -ENOKEY for a group of
+ * more than one without @attr->job_key; -ETIMEDOUT if not every peer
+ * connected in time; -EKEYREJECTED if, by then, a peer had failed to prove
+ * it holds the key; -ECONNREFUSED if a peer refused (another group on the
+ * same addresses).
  */
 int rmawin_ep_open(const struct rmawin_ep_attr *attr, struct rmawin_ep **ep);
 
@@ -148,9 +161,13 @@ int rmawin_ep_open(const struct rmawin_ep_attr *attr, struct rmawin_ep **ep);
  * none is, the process is a group of one (rank 0 of 1), as an MPI singleton.
  * RMAWIN_ADDRS holds the comma-separated addresses, one per rank;
  * RMAWIN_IBDEV names the device; RMAWIN_NO_RING=1 sets RMAWIN_EP_NO_RING.
+ * The job key comes from RMAWIN_JOB_KEY (hex, 32 to 128 digits), else from
+ * the file named by RMAWIN_JOB_KEY_FILE (the same hex, in a regular file
+ * of the caller's that nobody else may read or write).
  *
- * Return: as rmawin_ep_open(); -EINVAL also for a malformed variable, a pair
- * with only one half set, or an address count other than the group size.
+ * Return: as rmawin_ep_open(); -EINVAL also for a malformed variable or
+ * key, a pair with only one half set, or an address count other than the
+ * group size; -EACCES for a key file others may read or that is not ours.
  */
 int rmawin_ep_open_env(struct rmawin_ep **ep);
 
@@ -609,7 +626,14 @@ int rmawin_put_notify(struct rmawin_win *win, const void *origin, size_t len, in
  * (poll, epoll) while the queue is not empty.  No synchronization call is
  * needed: the data is in the window when the notification is.
  *
- * Return: 0; -EINVAL; -ETIMEDOUT, or -EAGAIN for @timeout_ms 0, if none
+ * The queue holds at most 4096 notifications from each rank; a sender that
+ * outruns its reader further has its notifications dropped (the data still
+ * lands).  The reader is told, never left to guess: the next call returns
+ * -EOVERFLOW once, and the notifications still queued come with the calls
+ * after it.
+ *
+ * Return: 0; -EINVAL; -EOVERFLOW if notifications were dropped since the
+ * last call that said so; -ETIMEDOUT, or -EAGAIN for @timeout_ms 0, if none
  * came; -EINTR on a signal.
  */
 int rmawin_notify_wait(struct rmawin_win *win, struct rmawin_notification *n, int timeout_ms);

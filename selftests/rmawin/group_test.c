@@ -40,10 +40,13 @@ static int open_rank(int rank, int n, int port, unsigned int timeout_ms,
 {
 	static char buf[64][64];
 	static const char *addrs[64];
+	uint8_t key[RMAWIN_JOB_KEY_MAX];
 	struct rmawin_ep_attr attr = {
 		.rank = rank, .nranks = n, .addrs = addrs, .timeout_ms = timeout_ms,
+		.job_key = key,
 	};
 
+	attr.job_key_len = rmawin_test_key(key);
 	make_addrs(buf, addrs, n, port);
 	return rmawin_ep_open(&attr, ep);
 }
@@ -158,10 +161,12 @@ TEST(join_timeout_etimedout)
 	EXPECT_EQ(0, rmawin_stat("endpoints"));
 }
 
-static int raw_join(int fd, int rank, int n, int port, __u64 key, unsigned int tmo)
+/* Join rank @rank of @n with a 16-byte key of bytes @key. */
+static int raw_join(int fd, int rank, int n, int port, __u8 key, unsigned int tmo)
 {
 	struct rmawin_addr addrs[8];
 	struct rmawin_group_join j = { .size = sizeof(j) };
+	__u8 kbuf[16];
 	int i;
 
 	memset(addrs, 0, sizeof(addrs));
@@ -173,13 +178,43 @@ static int raw_join(int fd, int rank, int n, int port, __u64 key, unsigned int t
 	j.rank = rank;
 	j.nranks = n;
 	j.addrs_ptr = (uintptr_t)addrs;
-	j.key = key;
+	memset(kbuf, key, sizeof(kbuf));
+	j.key_ptr = (uintptr_t)kbuf;
+	j.key_len = sizeof(kbuf);
 	j.timeout_ms = tmo;
 	return ioctl(fd, RMAWIN_IOC_GROUP_JOIN, &j);
 }
 
-/* Two processes that disagree on the key never form a group. */
-TEST(join_wrong_key_econnrefused)
+/*
+ * Two processes that hold different job keys never form a group: each
+ * sees the other fail its proof, counts it, and gives up at the timeout
+ * with -EKEYREJECTED.
+ */
+TEST(join_wrong_key_ekeyrejected)
+{
+	long before = rmawin_stat("auth_failures");
+	pid_t pid;
+	int fd, st;
+
+	pid = fork();
+	if (pid == 0) {
+		fd = open(RMAWIN_DEV_PATH, O_RDWR);
+		_exit(raw_join(fd, 0, 2, 21600, 0x11, 3000) == -1 &&
+		      errno == EKEYREJECTED ? 0 : 1);
+	}
+	fd = open(RMAWIN_DEV_PATH, O_RDWR);
+	ASSERT_LE(0, fd);
+	usleep(300000);
+	EXPECT_ERRNO(EKEYREJECTED, raw_join(fd, 1, 2, 21600, 0x22, 3000));
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	EXPECT_EQ(0, close(fd));
+	EXPECT_EQ(0, rmawin_stat("groups"));
+	EXPECT_LE(before + 2, rmawin_stat("auth_failures"));
+}
+
+/* Two groups of another shape on the same ports refuse each other. */
+TEST(join_other_group_econnrefused)
 {
 	pid_t pid;
 	int fd, st;
@@ -187,13 +222,14 @@ TEST(join_wrong_key_econnrefused)
 	pid = fork();
 	if (pid == 0) {
 		fd = open(RMAWIN_DEV_PATH, O_RDWR);
-		_exit(raw_join(fd, 0, 2, 21600, 1111, 3000) == -1 &&
+		/* rank 0 of 3 on 21650..: rank 1 of 2 asks for another group */
+		_exit(raw_join(fd, 0, 3, 21650, 0x11, 2000) == -1 &&
 		      errno == ETIMEDOUT ? 0 : 1);
 	}
 	fd = open(RMAWIN_DEV_PATH, O_RDWR);
 	ASSERT_LE(0, fd);
 	usleep(300000);
-	EXPECT_ERRNO(ECONNREFUSED, raw_join(fd, 1, 2, 21600, 2222, 3000));
+	EXPECT_ERRNO(ECONNREFUSED, raw_join(fd, 1, 2, 21650, 0x11, 2000));
 	ASSERT_EQ(pid, waitpid(pid, &st, 0));
 	EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 	EXPECT_EQ(0, close(fd));
@@ -205,6 +241,7 @@ TEST(join_validation)
 	struct rmawin_addr addrs[2];
 	struct rmawin_group_join j;
 	struct rmawin_barrier b = { .size = sizeof(b) };
+	__u8 kbuf[RMAWIN_JOB_KEY_MAX + 1] = { 0 };
 	int fd = open(RMAWIN_DEV_PATH, O_RDWR);
 
 	ASSERT_LE(0, fd);
@@ -227,9 +264,25 @@ TEST(join_validation)
 	j.flags = 1;
 	EXPECT_ERRNO(EINVAL, ioctl(fd, RMAWIN_IOC_GROUP_JOIN, &j));
 	j.flags = 0;
-	j.reserved = 1;
+	/* the job key: both or neither of pointer and length, 16..64 bytes */
+	j.key_len = 16;
 	EXPECT_ERRNO(EINVAL, ioctl(fd, RMAWIN_IOC_GROUP_JOIN, &j));
-	j.reserved = 0;
+	j.key_ptr = (uintptr_t)kbuf;
+	j.key_len = 0;
+	EXPECT_ERRNO(EINVAL, ioctl(fd, RMAWIN_IOC_GROUP_JOIN, &j));
+	j.key_len = RMAWIN_JOB_KEY_MIN - 1;
+	EXPECT_ERRNO(EINVAL, ioctl(fd, RMAWIN_IOC_GROUP_JOIN, &j));
+	j.key_len = RMAWIN_JOB_KEY_MAX + 1;
+	EXPECT_ERRNO(EINVAL, ioctl(fd, RMAWIN_IOC_GROUP_JOIN, &j));
+	j.key_ptr = 16;
+	j.key_len = RMAWIN_JOB_KEY_MIN;
+	EXPECT_ERRNO(EFAULT, ioctl(fd, RMAWIN_IOC_GROUP_JOIN, &j));
+	j.key_ptr = 0;
+	j.key_len = 0;
+	/* a group with peers and no key */
+	j.nranks = 2;
+	EXPECT_ERRNO(ENOKEY, ioctl(fd, RMAWIN_IOC_GROUP_JOIN, &j));
+	j.nranks = 1;
 	j.rank = 1;
 	EXPECT_ERRNO(EINVAL, ioctl(fd, RMAWIN_IOC_GROUP_JOIN, &j));
 	j.rank = 0;

@@ -3,6 +3,7 @@
  * librmawin against the real module: query, endpoint open/close through
  * the library, argument validation, and error strings.
  */
+#include <sys/stat.h>
 #include <rmawin.h>
 
 #include "rmawin_test.h"
@@ -63,6 +64,7 @@ TEST(ep_open_errors)
 		.rank = 0, .nranks = 1, .ibdev = "rmawin_nodev",
 	};
 	struct rmawin_ep *ep = NULL;
+	uint8_t key[64] = { 1, 2, 3 };
 
 	EXPECT_EQ(-ENODEV, rmawin_ep_open(&attr, &ep));
 	EXPECT_EQ(NULL, ep);
@@ -80,10 +82,24 @@ TEST(ep_open_errors)
 	attr.flags = 0x80000000u;
 	EXPECT_EQ(-EINVAL, rmawin_ep_open(&attr, &ep));
 	attr.flags = 0;
-	/* rank 0 of 2 alone: nobody ever connects */
+	/* a group with peers and no job key: refused, no insecure default */
 	attr.nranks = 2;
 	attr.addrs = addrs;
 	attr.timeout_ms = 500;
+	EXPECT_EQ(-ENOKEY, rmawin_ep_open(&attr, &ep));
+	attr.job_key = key;
+	attr.job_key_len = 15;
+	EXPECT_EQ(-EINVAL, rmawin_ep_open(&attr, &ep));		/* too short */
+	attr.job_key_len = 65;
+	EXPECT_EQ(-EINVAL, rmawin_ep_open(&attr, &ep));		/* too long */
+	attr.job_key_len = 0;
+	EXPECT_EQ(-EINVAL, rmawin_ep_open(&attr, &ep));		/* a key of no length */
+	attr.job_key = NULL;
+	attr.job_key_len = 16;
+	EXPECT_EQ(-EINVAL, rmawin_ep_open(&attr, &ep));		/* a length of no key */
+	/* rank 0 of 2 alone: nobody ever connects */
+	attr.job_key = key;
+	attr.job_key_len = 16;
 	EXPECT_EQ(-ETIMEDOUT, rmawin_ep_open(&attr, &ep));
 	/* a singleton with neither device nor address has nothing to bind by */
 	attr.nranks = 1;
@@ -114,6 +130,78 @@ TEST(ep_open_env)
 	ASSERT_EQ(0, setenv("RMAWIN_NRANKS", "2", 1));
 	EXPECT_EQ(-EINVAL, rmawin_ep_open_env(&ep));	/* one address for two ranks */
 	EXPECT_EQ(0, rmawin_stat("endpoints"));
+}
+
+/* Write @text to a fresh file with @mode; its path in @path. */
+static int key_file(char *path, const char *text, mode_t mode)
+{
+	int fd;
+
+	strcpy(path, "/tmp/rmawin_key.XXXXXX");
+	fd = mkstemp(path);
+	if (fd < 0)
+		return -1;
+	if (write(fd, text, strlen(text)) != (ssize_t)strlen(text) || fchmod(fd, mode)) {
+		close(fd);
+		return -1;
+	}
+	return close(fd);
+}
+
+/*
+ * The job key from RMAWIN_JOB_KEY (hex) or RMAWIN_JOB_KEY_FILE (a file
+ * only its owner may read); two ranks with none are refused with -ENOKEY.
+ */
+TEST(ep_open_env_job_key)
+{
+	const char *hex32 = "00112233445566778899aabbccddeeff";
+	char *saved = getenv("RMAWIN_JOB_KEY") ? strdup(getenv("RMAWIN_JOB_KEY")) : NULL;
+	struct rmawin_ep *ep = NULL;
+	char path[64];
+
+	ASSERT_EQ(0, setenv("RMAWIN_RANK", "0", 1));
+	ASSERT_EQ(0, setenv("RMAWIN_NRANKS", "1", 1));
+	ASSERT_EQ(0, setenv("RMAWIN_ADDRS", "198.18.0.1:7010", 1));
+	ASSERT_EQ(0, setenv("RMAWIN_IBDEV", rmawin_test_ibdev(), 1));
+	ASSERT_EQ(0, setenv("RMAWIN_JOB_KEY", hex32, 1));
+	ASSERT_EQ(0, rmawin_ep_open_env(&ep));
+	EXPECT_EQ(0, rmawin_ep_close(ep));
+	/* not hex, odd, too short, too long */
+	ASSERT_EQ(0, setenv("RMAWIN_JOB_KEY", "00112233445566778899aabbccddeefg", 1));
+	EXPECT_EQ(-EINVAL, rmawin_ep_open_env(&ep));
+	ASSERT_EQ(0, setenv("RMAWIN_JOB_KEY", "00112233445566778899aabbccddeeff0", 1));
+	EXPECT_EQ(-EINVAL, rmawin_ep_open_env(&ep));
+	ASSERT_EQ(0, setenv("RMAWIN_JOB_KEY", "00112233445566778899aabbccddee", 1));
+	EXPECT_EQ(-EINVAL, rmawin_ep_open_env(&ep));
+	ASSERT_EQ(0, setenv("RMAWIN_JOB_KEY", "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff00", 1));
+	EXPECT_EQ(-EINVAL, rmawin_ep_open_env(&ep));
+	ASSERT_EQ(0, unsetenv("RMAWIN_JOB_KEY"));
+
+	/* a key file: only if nobody else may read it */
+	ASSERT_EQ(0, key_file(path, "00112233445566778899aabbccddeeff\n", 0644));
+	ASSERT_EQ(0, setenv("RMAWIN_JOB_KEY_FILE", path, 1));
+	EXPECT_EQ(-EACCES, rmawin_ep_open_env(&ep));
+	ASSERT_EQ(0, chmod(path, 0600));
+	ASSERT_EQ(0, rmawin_ep_open_env(&ep));
+	EXPECT_EQ(0, rmawin_ep_close(ep));
+	unlink(path);
+	ASSERT_EQ(0, key_file(path, "short\n", 0600));
+	ASSERT_EQ(0, setenv("RMAWIN_JOB_KEY_FILE", path, 1));
+	EXPECT_EQ(-EINVAL, rmawin_ep_open_env(&ep));
+	unlink(path);
+	ASSERT_EQ(0, setenv("RMAWIN_JOB_KEY_FILE", "/nonexistent/key", 1));
+	EXPECT_EQ(-ENOENT, rmawin_ep_open_env(&ep));
+	ASSERT_EQ(0, unsetenv("RMAWIN_JOB_KEY_FILE"));
+
+	/* two ranks and no key at all */
+	ASSERT_EQ(0, setenv("RMAWIN_NRANKS", "2", 1));
+	ASSERT_EQ(0, setenv("RMAWIN_ADDRS", "198.18.0.1:7010,198.18.0.1:7011", 1));
+	EXPECT_EQ(-ENOKEY, rmawin_ep_open_env(&ep));
+	EXPECT_EQ(0, rmawin_stat("endpoints"));
+	if (saved) {
+		setenv("RMAWIN_JOB_KEY", saved, 1);
+		free(saved);
+	}
 }
 
 /* The status tool shows a live endpoint with its window and pinned pages. */

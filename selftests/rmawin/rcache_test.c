@@ -17,7 +17,9 @@ static int open_pair(int rank, int port, struct rmawin_ep **ep)
 {
 	char a0[32], a1[32];
 	const char *addrs[] = { a0, a1 };
-	struct rmawin_ep_attr attr = { .rank = rank, .nranks = 2, .addrs = addrs };
+	uint8_t key[RMAWIN_JOB_KEY_MAX];
+	struct rmawin_ep_attr attr = { .rank = rank, .nranks = 2, .addrs = addrs,
+				       .job_key = key, .job_key_len = rmawin_test_key(key) };
 
 	snprintf(a0, sizeof(a0), "198.18.0.1:%d", port);
 	snprintf(a1, sizeof(a1), "198.18.0.1:%d", port + 1);

@@ -17,6 +17,7 @@
 #include <linux/rmawin.h>
 
 #include "kselftest_harness.h"
+#include "rmawin_key.h"
 
 #define RMAWIN_DEV_PATH		"/dev/rmawin"
 #define RMAWIN_STATS_PATH	"/sys/kernel/debug/rmawin/stats"
@@ -127,12 +128,14 @@ static inline int rmawin_test_open_on(const char *ip, const char *ibdev, int ran
 {
 	char buf[64][96];
 	const char *addrs[64];
+	uint8_t key[RMAWIN_JOB_KEY_MAX];
 	struct rmawin_ep_attr attr = {
 		.rank = rank, .nranks = n, .addrs = addrs, .ibdev = ibdev,
-		.timeout_ms = timeout_ms,
+		.timeout_ms = timeout_ms, .job_key = key,
 	};
 	int i;
 
+	attr.job_key_len = rmawin_test_key(key);
 	if (n > 64)
 		return -EINVAL;
 	for (i = 0; i < n; i++) {

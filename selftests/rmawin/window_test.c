@@ -152,7 +152,9 @@ static int alloc_rank(int rank)
 {
 	char a0[32], a1[32];
 	const char *addrs[] = { a0, a1 };
-	struct rmawin_ep_attr attr = { .rank = rank, .nranks = 2, .addrs = addrs };
+	uint8_t key[RMAWIN_JOB_KEY_MAX];
+	struct rmawin_ep_attr attr = { .rank = rank, .nranks = 2, .addrs = addrs,
+				       .job_key = key, .job_key_len = rmawin_test_key(key) };
 	struct rmawin_win *win;
 	struct rmawin_ep *ep;
 	unsigned char src[20000], *base;
@@ -234,7 +236,9 @@ static int huge_rank(int rank, int fd, int go)
 {
 	char a0[32], a1[32], c;
 	const char *addrs[] = { a0, a1 };
-	struct rmawin_ep_attr attr = { .rank = rank, .nranks = 2, .addrs = addrs };
+	uint8_t key[RMAWIN_JOB_KEY_MAX];
+	struct rmawin_ep_attr attr = { .rank = rank, .nranks = 2, .addrs = addrs,
+				       .job_key = key, .job_key_len = rmawin_test_key(key) };
 	size_t i, len = HUGE_LEN - 2048, back = 64 * 1024, gdisp = HUGE - HUGE_SKEW - 1000;
 	unsigned char *raw, *mem, *base, *src, *dst;
 	struct rmawin_win *win;

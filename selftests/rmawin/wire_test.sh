@@ -22,8 +22,12 @@ check() {
 	fi
 }
 
+# the rogue's victims never use the ring: the no-ring pass skips them
+rogue_pass=1
+[[ ${RMAWIN_NO_RING:-0} == 1 ]] && rogue_pass=0
+
 echo "TAP version 13"
-echo "1..12"
+echo "1..$((12 + rogue_pass))"
 check "wire: two guests" test "${#addrs[@]}" -eq 2
 check "wire: $ibdev active on node $node" \
 	sh -c "rdma link show $ibdev/1 | grep -q 'state ACTIVE'"
@@ -67,4 +71,18 @@ for per in 1 2 4; do
 		selftests/rmawin/leaks.sh
 	port=$((port + 100))
 done
+
+# the rogue's attacks on the other guest's victims: node 0 the victims,
+# node 1 the rogue (rogue_cases.sh prints its own TAP, indented here)
+role=victim
+[[ $node == 1 ]] && role=rogue
+rogue_wire() {
+	selftests/rmawin/rogue_cases.sh "$role" "${addrs[0]}" "${addrs[1]}" 24000 \
+		"${RMAWIN_WIRE_FUZZ_COUNT:-2000}" >/tmp/rogue_wire.tap 2>&1
+	local rc=$?
+	sed 's/^/# /' /tmp/rogue_wire.tap
+	return $rc
+}
+((rogue_pass)) &&
+	check "wire: the rogue on node 1 against victims on node 0 ($role side)" rogue_wire
 exit $failed

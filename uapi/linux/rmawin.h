@@ -22,7 +22,11 @@
 #include <linux/ioctl.h>
 #include <linux/const.h>
 
-#define RMAWIN_ABI_VERSION	1
+/*
+ * 2: GROUP_JOIN takes the job's secret (key_ptr, key_len) instead of a
+ * 64-bit group key; NOTIFY_WAIT reports lost notifications.
+ */
+#define RMAWIN_ABI_VERSION	2
 
 /* Not InfiniBand's 0x1b; 0xD7 is free in ioctl-number.rst. */
 #define RMAWIN_IOC_TYPE		0xD7
@@ -97,6 +101,8 @@ enum rmawin_ioc_nr {
 #define RMAWIN_FEAT_NOTIFY	_BITULL(6)
 /* mmap'd submission and completion rings, a kernel poller, RMAWIN_OP_FLUSH */
 #define RMAWIN_FEAT_RING	_BITULL(7)
+/* authenticated groups: GROUP_JOIN takes a job key, members prove they hold it */
+#define RMAWIN_FEAT_AUTH	_BITULL(8)
 
 /**
  * enum rmawin_port_state - state of an RDMA port, as the kernel's ib_port_state
@@ -219,6 +225,10 @@ struct rmawin_addr {
 	__u8 addr[16];
 };
 
+/* Bytes of a job key GROUP_JOIN accepts */
+#define RMAWIN_JOB_KEY_MIN	16
+#define RMAWIN_JOB_KEY_MAX	64
+
 /**
  * struct rmawin_group_join - RMAWIN_IOC_GROUP_JOIN: join a group of ranks
  * @size: sizeof(struct rmawin_group_join) as userspace knows it
@@ -226,24 +236,38 @@ struct rmawin_addr {
  * @rank: this endpoint's rank, below @nranks
  * @nranks: number of ranks, 1..RMAWIN_MAX_RANKS
  * @addrs_ptr: user pointer to @nranks struct rmawin_addr, one per rank
- * @key: a value every member passes the same (e.g. a hash of the job);
- *	connections carrying another key are refused, so two groups that
- *	reuse addresses never join each other
+ * @key_ptr: user pointer to the job's secret, @key_len bytes; 0 only for a
+ *	group of one
  * @timeout_ms: how long to wait for every peer, 0 for the default (30 s)
- * @reserved: zero
+ * @key_len: RMAWIN_JOB_KEY_MIN..RMAWIN_JOB_KEY_MAX, or 0 with @key_ptr 0
  *
- * Collective: every rank calls it with the same @nranks, @addrs and @key.
+ * Collective: every rank calls it with the same @nranks, @addrs and key.
  * The endpoint listens on its own address with rdma_cm, connects one RC
  * queue pair to each lower rank and accepts one from each higher rank, and
  * returns when it is connected to every peer.  If the endpoint is not
  * bound yet it binds to the RDMA device that owns its address.
  *
- * Return: 0; -EINVAL for a bad rank, size, address or flag; -EFAULT for a
- * bad @addrs_ptr; -EBUSY if already joined; -EADDRINUSE if the address is
- * taken; -EADDRNOTAVAIL if no RDMA device owns it; -ETIMEDOUT if not every
- * peer connected in time; -ECONNREFUSED if a peer refused us (another key
- * or group shape); -ENODEV if the device went away.  On failure the
- * endpoint is left as before the call and may join again.
+ * Membership is authenticated: both ends of every connection prove that
+ * they hold the key with an HMAC-SHA256 over the group's shape (a hash of
+ * @nranks and @addrs), both ranks, both queue pair numbers and fresh
+ * nonces from both sides.  The key never crosses the wire.  A peer that
+ * has not proven it gets nothing (no window key, no message is acted on)
+ * and has no remote access to this endpoint's memory.  A connection that
+ * fails the proof is dropped and counted (debugfs: auth_failures), and
+ * the join goes on waiting for the real peer until the timeout.  The
+ * kernel keeps the key only as the keyed hash's state, and drops it with
+ * the group.
+ *
+ * Return: 0; -EINVAL for a bad rank, size, address, flag or key length;
+ * -ENOKEY for a group of more than one without a key; -EFAULT for a bad
+ * @addrs_ptr or @key_ptr; -EBUSY if already joined; -EADDRINUSE if the
+ * address is taken; -EADDRNOTAVAIL if no RDMA device owns it (in the
+ * caller's network namespace); -ETIMEDOUT if not every peer connected in
+ * time; -EKEYREJECTED if, by then, a peer that never joined had answered
+ * with a wrong proof; -ECONNREFUSED if a peer refused us (another group
+ * shape on the same address) and none joined later; -ENODEV if the device
+ * went away.  On failure the endpoint is left as before the call and may
+ * join again.
  */
 struct rmawin_group_join {
 	__u32 size;
@@ -251,9 +275,9 @@ struct rmawin_group_join {
 	__u32 rank;
 	__u32 nranks;
 	__u64 addrs_ptr;
-	__u64 key;
+	__u64 key_ptr;
 	__u32 timeout_ms;
-	__u32 reserved;
+	__u32 key_len;
 };
 
 #define RMAWIN_IOC_GROUP_JOIN	_IO(RMAWIN_IOC_TYPE, RMAWIN_CMD_GROUP_JOIN)
@@ -625,13 +649,22 @@ struct rmawin_pscw {
  * @tag: out: its tag
  * @target_disp: out: where the data went, in this window's disp_units
  * @len: out: bytes
+ * @lost: out, with -EOVERFLOW: notifications of this window dropped since
+ *	the last call that reported a loss
+ * @reserved: zero
  *
  * The endpoint has one notification queue, whatever the number of peers;
- * its file is readable (poll, epoll) while the queue is not empty.  A
- * notification is queued only after its data is visible in the window.
+ * its file is readable (poll, epoll) while the queue is not empty or a
+ * loss is unreported.  A notification is queued only after its data is
+ * visible in the window.  The queue holds at most RMAWIN_NOTIFY_PER_PEER
+ * notifications from each peer; beyond that a notification is dropped (its data is still in
+ * the window), and the next NOTIFY_WAIT on its window reports it: it
+ * returns -EOVERFLOW once, with @lost set, and the notifications still
+ * queued come with the calls after.
  *
- * Return: 0; -EINVAL for flags or a timeout below -1; -ENOENT for the
- * window; -ETIMEDOUT (-EAGAIN with 0) if none came; -EINTR on a signal.
+ * Return: 0; -EINVAL for flags, reserved or a timeout below -1; -ENOENT
+ * for the window; -EOVERFLOW if notifications were lost; -ETIMEDOUT
+ * (-EAGAIN with 0) if none came; -EINTR on a signal.
  */
 struct rmawin_notify_wait {
 	__u32 size;
@@ -642,7 +675,12 @@ struct rmawin_notify_wait {
 	__u32 tag;
 	__u64 target_disp;
 	__u64 len;
+	__u32 lost;
+	__u32 reserved;
 };
+
+/* Notifications the queue holds from each rank before it drops (and reports) them */
+#define RMAWIN_NOTIFY_PER_PEER	4096
 
 #define RMAWIN_IOC_NOTIFY_WAIT	_IO(RMAWIN_IOC_TYPE, RMAWIN_CMD_NOTIFY_WAIT)
 

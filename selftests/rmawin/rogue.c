@@ -1,0 +1,942 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rogue - a misbehaving rmawin group member, made of librdmacm and
+ * libibverbs alone, for the security tests (rogue_test.sh, wire_test.sh).
+ *
+ *   rogue CASE ADDRS RANK [SEED COUNT]
+ *
+ * ADDRS is the group's table ("ip:port,..."), RANK the rogue's place in it
+ * (the highest, so that it connects to every victim; for "impersonate" the
+ * rank it pretends to be).  RMAWIN_JOB_KEY is the job's key where the case
+ * needs a member.  The victims run selftests/rmawin/victim.  The rogue
+ * exits 0 if everything it could observe was what a safe victim shows:
+ * nothing sent to it before it proved itself, no remote access without a
+ * proof or after being cut off.  The victims check the rest (their errors,
+ * their memory); the runner checks the kernel log and the leak counters.
+ *
+ * Cases:
+ *   silent       connect, never prove anything: dropped after the timeout
+ *   nokey        a random proof: dropped, nothing received, no RDMA
+ *   wrongkey     the victim's proof fails under a wrong key; ours is refused
+ *   replay       a recorded request and proof, replayed: refused; then joins
+ *   impersonate  listen on a lower rank's port first, answer with a replayed
+ *                and with a forged reply: the victim refuses both
+ *   relay        a man in the middle relays an honest member's handshake
+ *                onto its own connection: refused
+ *   msgs         as a member, one invalid message per connection, of every
+ *                type: truncated, oversized, out of range; cut off each time,
+ *                and the window's keys no longer work
+ *   fuzz         as a member, SEED-reproducible mutations of valid messages,
+ *                COUNT messages in all, reconnecting whenever cut off
+ *   notify       as a member, a flood of valid notifications
+ *   barrier4     rank 3 of 4 forges a barrier round it does not send
+ */
+#include <endian.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/wait.h>
+#include <linux/rmawin.h>
+
+#include "rogue.h"
+#include "victim.h"
+
+uint8_t *rg_rdma_buf(struct rg_conn *c);
+
+static struct rg_group G;
+static int failures;
+
+#define SAY(fmt, ...)	fprintf(stderr, "rogue: " fmt "\n", ##__VA_ARGS__)
+#define BAD(fmt, ...)	do { SAY("FAIL: " fmt, ##__VA_ARGS__); failures++; } while (0)
+
+/* Connect to @peer, retrying while the victim is not listening yet. */
+static int connect_retry(struct rg_conn *c, int peer, enum rg_auth auth, const uint8_t *nonce,
+			 const uint8_t *mac, int tries)
+{
+	int ret = -ETIMEDOUT, i;
+
+	for (i = 0; i < tries; i++) {
+		ret = rg_connect(c, &G, peer, auth, nonce, mac, 5000);
+		if (ret != -ECONNREFUSED && ret != -EHOSTUNREACH && ret != -ECONNRESET)
+			return ret;
+		rg_close(c);
+		usleep(20000);
+	}
+	return ret;
+}
+
+/*
+ * After a refused proof (or none): the victim must drop us within
+ * @wait_ms and have sent us nothing; RDMA with any key must fail.
+ */
+static void expect_dropped(struct rg_conn *c, const char *what, int wait_ms)
+{
+	int waited = 0;
+
+	while (!c->dead && waited < wait_ms) {
+		rg_poll(c, 50);
+		if (rg_cm_event(c, 50) == RDMA_CM_EVENT_DISCONNECTED)
+			break;
+		waited += 100;
+	}
+	if (!c->dead)
+		BAD("%s: still connected after %d ms", what, wait_ms);
+	if (c->nrecv)
+		BAD("%s: the victim sent %lu messages to an unproven peer", what, c->nrecv);
+	else
+		SAY("%s: dropped, nothing received", what);
+}
+
+/* An unproven connection has no remote access, whatever key it tries. */
+static void expect_no_rdma(struct rg_conn *c, const char *what)
+{
+	uint32_t guess;
+
+	for (guess = 0; guess < 4 && !c->dead; guess++) {
+		if (!rg_rdma(c, guess & 1, 0x10000, 0x100 * guess + 0x37, 8)) {
+			BAD("%s: RDMA with a guessed key got through", what);
+			return;
+		}
+	}
+	SAY("%s: RDMA refused", what);
+}
+
+static int case_silent(void)
+{
+	struct rg_conn c;
+	int ret = connect_retry(&c, 0, RG_AUTH_NONE, NULL, NULL, 500);
+
+	if (ret)
+		return SAY("connect: %s", strerror(-ret)), 1;
+	expect_dropped(&c, "silent", 8000);
+	rg_close(&c);
+	return 0;
+}
+
+static int case_nokey(void)
+{
+	struct rg_conn c;
+	int v, ret;
+
+	for (v = 0; v < G.rank; v++) {
+		ret = connect_retry(&c, v, RG_AUTH_GARBAGE, NULL, NULL, 500);
+		if (ret)
+			return SAY("connect to rank %d: %s", v, strerror(-ret)), 1;
+		expect_no_rdma(&c, "nokey");
+		rg_close(&c);
+		ret = connect_retry(&c, v, RG_AUTH_GARBAGE, NULL, NULL, 500);
+		if (ret)
+			return SAY("connect to rank %d: %s", v, strerror(-ret)), 1;
+		expect_dropped(&c, "nokey", 5000);
+		rg_close(&c);
+	}
+	return 0;
+}
+
+static int case_wrongkey(void)
+{
+	struct rg_conn c;
+	int ret;
+
+	/* G's key is not the victims': their proof must not check out under it */
+	memset(G.key, 0x3c, sizeof(G.key));
+	G.key_len = 32;
+	ret = connect_retry(&c, 0, RG_AUTH_HONEST, NULL, NULL, 500);
+	if (ret != -EKEYREJECTED)
+		BAD("wrongkey: the victim's proof under a wrong key: %s", strerror(-ret));
+	rg_close(&c);
+	ret = connect_retry(&c, 0, RG_AUTH_WRONG_KEY, NULL, NULL, 500);
+	if (ret)
+		return SAY("connect: %s", strerror(-ret)), 1;
+	expect_dropped(&c, "wrongkey", 5000);
+	rg_close(&c);
+	return 0;
+}
+
+/* Be rank G.rank of the group honestly until the victim leaves it. */
+static int member_until_closed(struct rg_conn *c, int wait_ms)
+{
+	int waited;
+
+	if (rg_send(c, RMAWIN_MSG_BARRIER, 0, NULL, 0))
+		return -1;
+	for (waited = 0; !c->dead && waited < wait_ms; waited += 100) {
+		rg_poll(c, 50);
+		rg_cm_event(c, 50);
+	}
+	return c->nbarrier ? 0 : -1;
+}
+
+static int case_replay(void)
+{
+	uint8_t nonce[RMAWIN_NONCE_LEN], mac[RMAWIN_MAC_LEN];
+	struct rg_conn c;
+	int ret;
+
+	/* a real handshake, recorded: the proof is made, never sent */
+	ret = connect_retry(&c, 0, RG_AUTH_NONE, NULL, NULL, 500);
+	if (ret)
+		return SAY("record: %s", strerror(-ret)), 1;
+	memcpy(nonce, c.nonce, sizeof(nonce));
+	rg_mac(&G, G.key, G.key_len, RMAWIN_LABEL_INIT, G.rank, 0, c.id->qp->qp_num, c.rqpn,
+	       c.nonce, c.rnonce, mac);
+	rg_close(&c);
+	/* the same request and proof again: a new responder nonce, new QPs */
+	ret = connect_retry(&c, 0, RG_AUTH_GIVEN, nonce, mac, 500);
+	if (ret)
+		return SAY("replay: %s", strerror(-ret)), 1;
+	expect_dropped(&c, "replay", 5000);
+	rg_close(&c);
+	/* the honest job still forms */
+	ret = connect_retry(&c, 0, RG_AUTH_HONEST, NULL, NULL, 500);
+	if (ret)
+		BAD("replay: the honest join after it: %s", strerror(-ret));
+	else if (member_until_closed(&c, 20000))
+		BAD("replay: the victim did not go on as a member");
+	else
+		SAY("replay: refused; the honest join that followed worked");
+	rg_close(&c);
+	return 0;
+}
+
+/*
+ * Listen on @port of the victims' address, as rank @rank, and answer
+ * @n requests with @rep (or a forged one if NULL).  Each must be refused.
+ */
+static int impersonate(const struct sockaddr_in *addr, const uint8_t *rep, int n)
+{
+	struct rdma_event_channel *ch = rdma_create_event_channel();
+	struct rdma_cm_id *lid, *id;
+	struct rdma_cm_event *ev;
+	struct rmawin_wire_rep forged;
+	struct rdma_conn_param p;
+	struct ibv_qp_init_attr qa = {
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4, .max_send_sge = 1, .max_recv_sge = 1 },
+		.qp_type = IBV_QPT_RC,
+	};
+	struct ibv_pd *pd = NULL;
+	struct ibv_cq *cq = NULL;
+	struct ibv_wc wc;
+	int answered = 0, refused = 0, i;
+
+	if (!ch || rdma_create_id(ch, &lid, NULL, RDMA_PS_TCP) ||
+	    rdma_bind_addr(lid, (struct sockaddr *)addr) || rdma_listen(lid, 4))
+		return SAY("listen: %s", strerror(errno)), 1;
+	SAY("impersonate: listening in rank %d's place", G.rank);
+	while (answered < n || refused < answered) {
+		if (rdma_get_cm_event(ch, &ev))
+			break;
+		id = ev->id;
+		if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST) {
+			if (!pd) {
+				pd = ibv_alloc_pd(id->verbs);
+				cq = ibv_create_cq(id->verbs, 16, NULL, NULL, 0);
+			}
+			qa.send_cq = qa.recv_cq = cq;
+			rdma_create_qp(id, pd, &qa);
+			memset(&forged, 0, sizeof(forged));
+			forged.magic = htobe32(RMAWIN_CM_MAGIC);
+			forged.version = RMAWIN_CM_VERSION;
+			forged.rank = htobe32(G.rank);
+			forged.nranks = htobe32(G.nranks);
+			for (i = 0; i < RMAWIN_MAC_LEN; i++)
+				forged.mac[i] = rand();
+			memset(&p, 0, sizeof(p));
+			p.private_data = rep && !answered ? (const void *)rep : (const void *)&forged;
+			p.private_data_len = sizeof(forged);
+			p.responder_resources = p.initiator_depth = 4;
+			p.rnr_retry_count = 7;
+			rdma_accept(id, &p);
+			SAY("impersonate: answered request %d with a %s reply", answered + 1,
+			    rep && !answered ? "replayed" : "forged");
+			answered++;
+		} else if (ev->event == RDMA_CM_EVENT_REJECTED ||
+			   ev->event == RDMA_CM_EVENT_DISCONNECTED ||
+			   ev->event == RDMA_CM_EVENT_CONNECT_ERROR) {
+			/* the victim refused the reply; nothing arrived on the QP */
+			if (id->qp && ibv_poll_cq(cq, 1, &wc) > 0 && wc.status == IBV_WC_SUCCESS &&
+			    (wc.opcode & IBV_WC_RECV))
+				BAD("impersonate: the victim sent a message to a forger");
+			refused++;
+			SAY("impersonate: the victim refused reply %d", refused);
+		}
+		rdma_ack_cm_event(ev);
+	}
+	rdma_destroy_id(lid);
+	return 0;
+}
+
+static int case_impersonate(const char *recorded)
+{
+	uint8_t rep[sizeof(struct rmawin_wire_rep)];
+	FILE *f;
+
+	/* a real rank's reply from an earlier job, recorded by "record" */
+	f = fopen(recorded, "rb");
+	if (!f || fread(rep, 1, sizeof(rep), f) != sizeof(rep))
+		return SAY("no recorded reply in %s", recorded), 1;
+	fclose(f);
+	return impersonate(&G.addrs[G.rank], rep, 2);
+}
+
+/* Record a victim's real reply (for impersonate), proving nothing. */
+static int case_record(const char *out)
+{
+	struct rg_conn c;
+	FILE *f;
+	int ret = connect_retry(&c, 0, RG_AUTH_NONE, NULL, NULL, 500);
+
+	if (ret)
+		return SAY("record: %s", strerror(-ret)), 1;
+	f = fopen(out, "wb");
+	if (!f || fwrite(c.rep, 1, sizeof(c.rep), f) != sizeof(c.rep))
+		return SAY("record: cannot write %s", out), 1;
+	fclose(f);
+	expect_dropped(&c, "record", 5000);
+	rg_close(&c);
+	return 0;
+}
+
+/*
+ * relay: an honest member (a child process holding the key, as rank
+ * G.rank) is led to the rogue's side port; the rogue opens its own
+ * connection to victim 0 with the member's request, hands the victim's
+ * reply to the member and the member's proof to the victim.  The proof is
+ * bound to the member's connection, not the rogue's: refused.
+ */
+static int case_relay(int side_port)
+{
+	struct sockaddr_in side = G.addrs[0];
+	struct rdma_event_channel *ch;
+	struct rdma_cm_id *lid, *mid = NULL;
+	struct rdma_cm_event *ev;
+	struct ibv_qp_init_attr qa = {
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4, .max_send_sge = 1, .max_recv_sge = 1 },
+		.qp_type = IBV_QPT_RC,
+	};
+	uint8_t reqbuf[sizeof(struct rmawin_wire_req)], msg[RMAWIN_CTRL_SIZE];
+	struct rmawin_wire_req *req = (void *)reqbuf;
+	struct rdma_conn_param p;
+	struct ibv_recv_wr rwr, *bad;
+	struct ibv_sge sge;
+	struct ibv_mr *mr;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	struct ibv_wc wc;
+	struct rg_conn v;
+	pid_t member;
+	int ret, st, n;
+
+	side.sin_port = htons(side_port);
+	/* before any verbs call here: a child must not share our device context */
+	member = fork();
+	if (member == 0) {
+		struct rg_group mg = G;
+		struct rg_conn mc;
+		int i;
+
+		/* the honest member, whose route to rank 0 the rogue controls */
+		mg.addrs[0] = side;
+		for (i = 0; i < 100; i++) {
+			ret = rg_connect(&mc, &mg, 0, RG_AUTH_BLIND, NULL, NULL, 10000);
+			if (ret != -ECONNREFUSED && ret != -EHOSTUNREACH)
+				break;
+			rg_close(&mc);
+			usleep(100000);
+		}
+		sleep(2);
+		rg_close(&mc);
+		_exit(0);
+	}
+	ch = rdma_create_event_channel();
+	if (!ch || rdma_create_id(ch, &lid, NULL, RDMA_PS_TCP) ||
+	    rdma_bind_addr(lid, (struct sockaddr *)&side) || rdma_listen(lid, 4))
+		return SAY("relay: listen: %s", strerror(errno)), 1;
+
+	/* the member's request */
+	while (!rdma_get_cm_event(ch, &ev)) {
+		if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST) {
+			mid = ev->id;
+			memcpy(reqbuf, ev->param.conn.private_data, sizeof(reqbuf));
+			rdma_ack_cm_event(ev);
+			break;
+		}
+		rdma_ack_cm_event(ev);
+	}
+	if (!mid)
+		return SAY("relay: no request from the member"), 1;
+	/* the same request, on our own connection to the victim */
+	ret = connect_retry(&v, 0, RG_AUTH_NONE, req->nonce, NULL, 500);
+	if (ret)
+		return SAY("relay: connect: %s", strerror(-ret)), 1;
+	pd = ibv_alloc_pd(mid->verbs);
+	cq = ibv_create_cq(mid->verbs, 16, NULL, NULL, 0);
+	mr = ibv_reg_mr(pd, msg, sizeof(msg), IBV_ACCESS_LOCAL_WRITE);
+	qa.send_cq = qa.recv_cq = cq;
+	rdma_create_qp(mid, pd, &qa);
+	sge = (struct ibv_sge){ .addr = (uintptr_t)msg, .length = sizeof(msg), .lkey = mr->lkey };
+	rwr = (struct ibv_recv_wr){ .sg_list = &sge, .num_sge = 1 };
+	ibv_post_recv(mid->qp, &rwr, &bad);
+	/* the victim's reply, to the member */
+	memset(&p, 0, sizeof(p));
+	p.private_data = v.rep;
+	p.private_data_len = sizeof(v.rep);
+	p.responder_resources = p.initiator_depth = 4;
+	p.rnr_retry_count = 7;
+	rdma_accept(mid, &p);
+	/* the member's proof (made for its own connection), to the victim */
+	for (n = 0; n < 200; n++) {
+		if (ibv_poll_cq(cq, 1, &wc) > 0)
+			break;
+		usleep(50000);
+	}
+	if (n == 200 || wc.status != IBV_WC_SUCCESS)
+		return SAY("relay: no proof from the member"), 1;
+	SAY("relay: forwarding the member's proof (%u bytes) to the victim", wc.byte_len);
+	rg_send_raw(&v, msg, wc.byte_len);
+	expect_dropped(&v, "relay", 5000);
+	rg_close(&v);
+	waitpid(member, &st, 0);
+	rdma_destroy_id(mid);
+	rdma_destroy_id(lid);
+	return 0;
+}
+
+/* ---- As a member --------------------------------------------------------- */
+
+/*
+ * Join victim 0's serve loop as a member: prove, exchange window 0's
+ * descriptors, and check that the window's key really reads its memory.
+ */
+static int member_join_desc(struct rg_conn *c, bool desc)
+{
+	const struct rg_win *w = &c->win[0];
+	uint8_t *b;
+	int ret, i;
+
+	ret = connect_retry(c, 0, RG_AUTH_HONEST, NULL, NULL, 1500);
+	if (ret)
+		return ret;
+	ret = rg_wait_desc(c, 0, 20000);
+	if (!ret && desc)
+		ret = rg_win_desc(c, 0);
+	if (ret)
+		return ret;
+	if (w->length != VICTIM_WIN || !w->nmrs)
+		return -EPROTO;
+	ret = rg_rdma(c, false, w->mr[0].iova, w->mr[0].rkey, 64);
+	if (ret)
+		return ret;
+	b = rg_rdma_buf(c);
+	for (i = 0; i < 64; i++)
+		if (b[i] != victim_byte(i))
+			return -EBADMSG;
+	return 0;
+}
+
+static int member_join(struct rg_conn *c)
+{
+	return member_join_desc(c, true);
+}
+
+/* Cut off?  Then the keys it was given must not work any more. */
+static bool member_cut_off(struct rg_conn *c, const char *what)
+{
+	const struct rg_win *w = &c->win[0];
+	int waited;
+
+	/* the victim fails us and puts our QP in error at once: give it time */
+	for (waited = 0; waited < 1500 && !c->dead; waited += 100) {
+		rg_poll(c, 50);
+		rg_cm_event(c, 50);
+	}
+	memset(rg_rdma_buf(c), 0xee, 8);
+	if (!c->dead && !rg_rdma(c, true, w->mr[0].iova, w->mr[0].rkey, 8)) {
+		BAD("%s: not cut off: an RDMA write with its key got through", what);
+		return false;
+	}
+	return true;
+}
+
+static void put_le32(uint8_t *p, uint32_t v)
+{
+	v = htole32(v);
+	memcpy(p, &v, 4);
+}
+
+/* One invalid message of each kind: built on top of the valid ones. */
+struct bad_msg {
+	const char *name;
+	uint8_t type;
+	uint32_t arg;
+	uint16_t len;		/* payload bytes */
+	int hdr_len_delta;	/* header's len minus the real one */
+	uint8_t version;	/* 0: the right one */
+	void (*fill)(uint8_t *payload);
+};
+
+static void fill_desc_nmrs(uint8_t *p)
+{
+	struct rmawin_wire_desc *d = (void *)p;
+
+	d->length = htole64(4096);
+	d->chunk = htole64(4096);
+	d->disp_unit = htole32(1);
+	d->nmrs = htole32(0x7fffffff);	/* far more regions than the length needs */
+}
+
+static void fill_desc_dup(uint8_t *p)
+{
+	struct rmawin_wire_desc *d = (void *)p;
+
+	d->chunk = htole64(4096);
+	d->disp_unit = htole32(1);	/* window 0 again: it is complete already */
+}
+
+static void fill_desc_status(uint8_t *p)
+{
+	struct rmawin_wire_desc *d = (void *)p;
+
+	d->status = htole32(5);		/* a positive "errno" */
+}
+
+static void fill_acc_range(uint8_t *p)
+{
+	struct rmawin_wire_acc *a = (void *)p;
+
+	a->opcode = RMAWIN_OP_ACC;
+	a->datatype = RMAWIN_TYPE_INT64;
+	a->offset = htole64(VICTIM_WIN);	/* just past the window */
+	a->len = htole32(8);
+}
+
+static void fill_acc_wrap(uint8_t *p)
+{
+	struct rmawin_wire_acc *a = (void *)p;
+
+	a->opcode = RMAWIN_OP_ACC;
+	a->datatype = RMAWIN_TYPE_INT64;
+	a->offset = htole64(~0ULL - 3);	/* offset + len wraps around */
+	a->len = htole32(8);
+}
+
+static void fill_acc_type(uint8_t *p)
+{
+	struct rmawin_wire_acc *a = (void *)p;
+
+	a->opcode = RMAWIN_OP_ACC;
+	a->acc_op = RMAWIN_ACC_BAND;
+	a->datatype = RMAWIN_TYPE_DOUBLE;	/* BAND on double: MPI has none */
+	a->len = htole32(8);
+}
+
+static void fill_acc_len(uint8_t *p)
+{
+	struct rmawin_wire_acc *a = (void *)p;
+
+	a->opcode = RMAWIN_OP_ACC;
+	a->datatype = RMAWIN_TYPE_INT64;
+	a->len = htole32(448 * 1000);	/* more data than the message holds */
+}
+
+static void fill_acc_win(uint8_t *p)
+{
+	struct rmawin_wire_acc *a = (void *)p;
+
+	a->win = htole32(77);		/* no such window */
+	a->opcode = RMAWIN_OP_ACC;
+	a->datatype = RMAWIN_TYPE_INT64;
+	a->len = htole32(8);
+}
+
+static void fill_reply(uint8_t *p)
+{
+	struct rmawin_wire_acc_reply *r = (void *)p;
+
+	r->len = htole32(8);		/* a reply to a request never made */
+}
+
+static void fill_lock_type(uint8_t *p)
+{
+	put_le32(p, 7);
+}
+
+static void fill_lock_shared(uint8_t *p)
+{
+	put_le32(p, RMAWIN_LOCK_TYPE_SHARED);
+}
+
+static void fill_notify_range(uint8_t *p)
+{
+	struct rmawin_wire_notify *n = (void *)p;
+
+	n->target_disp = htole64(VICTIM_WIN);
+	n->len = htole64(1);
+}
+
+static void fill_notify_huge(uint8_t *p)
+{
+	struct rmawin_wire_notify *n = (void *)p;
+
+	n->target_disp = htole64(1ULL << 62);	/* disp * unit overflows */
+	n->len = htole64(8);
+}
+
+static const struct bad_msg bad_msgs[] = {
+	{ "type 0", 0, 0, 0 },
+	{ "type past the last", RMAWIN_MSG_LAST, 0, 0 },
+	{ "type 255", 255, 0, 0 },
+	{ "wrong version", RMAWIN_MSG_BARRIER, 0, 0, 0, 1 },
+	{ "header longer than the message", RMAWIN_MSG_BARRIER, 0, 0, 8 },
+	{ "header shorter than the message", RMAWIN_MSG_NOTIFY, 0, 24, -4 },
+	{ "second proof", RMAWIN_MSG_AUTH, 0, 32 },
+	{ "barrier: round past the last", RMAWIN_MSG_BARRIER, 5, 0 },
+	{ "barrier: with a payload", RMAWIN_MSG_BARRIER, 0, 8 },
+	{ "desc: truncated", RMAWIN_MSG_WIN_DESC, 1, 16 },
+	{ "desc: oversized", RMAWIN_MSG_WIN_DESC, 1, RMAWIN_CTRL_SIZE - 8 },
+	{ "desc: nmrs against length", RMAWIN_MSG_WIN_DESC, 1, 40, 0, 0, fill_desc_nmrs },
+	{ "desc: window 0 twice", RMAWIN_MSG_WIN_DESC, 0, 40, 0, 0, fill_desc_dup },
+	{ "desc: window far ahead", RMAWIN_MSG_WIN_DESC, 1000, 40, 0, 0, fill_desc_dup },
+	{ "desc: positive status", RMAWIN_MSG_WIN_DESC, 1, 40, 0, 0, fill_desc_status },
+	{ "acc: truncated", RMAWIN_MSG_ACC, 1, 12 },
+	{ "acc: past the window", RMAWIN_MSG_ACC, 1, 32, 0, 0, fill_acc_range },
+	{ "acc: offset wraps", RMAWIN_MSG_ACC, 1, 32, 0, 0, fill_acc_wrap },
+	{ "acc: op and type MPI lacks", RMAWIN_MSG_ACC, 1, 32, 0, 0, fill_acc_type },
+	{ "acc: longer than its data", RMAWIN_MSG_ACC, 1, 32, 0, 0, fill_acc_len },
+	{ "acc: unknown window", RMAWIN_MSG_ACC, 1, 32, 0, 0, fill_acc_win },
+	{ "acc reply: to nothing", RMAWIN_MSG_ACC_REPLY, 1, 24, 0, 0, fill_reply },
+	{ "lock: bad type", RMAWIN_MSG_LOCK, 0, 8, 0, 0, fill_lock_type },
+	{ "lock: unknown window", RMAWIN_MSG_LOCK, 9, 8, 0, 0, fill_lock_shared },
+	{ "lock: truncated", RMAWIN_MSG_LOCK, 0, 4 },
+	{ "unlock: not held", RMAWIN_MSG_UNLOCK, 0, 8, 0, 0, fill_lock_shared },
+	{ "lock grant: never asked", RMAWIN_MSG_LOCK_GRANT, 0, 0 },
+	{ "complete: no post", RMAWIN_MSG_COMPLETE, 0, 0 },
+	{ "post: unknown window", RMAWIN_MSG_POST, 5, 0 },
+	{ "notify: past the window", RMAWIN_MSG_NOTIFY, 0, 24, 0, 0, fill_notify_range },
+	{ "notify: displacement overflows", RMAWIN_MSG_NOTIFY, 0, 24, 0, 0, fill_notify_huge },
+	{ "notify: truncated", RMAWIN_MSG_NOTIFY, 0, 20 },
+};
+
+static int send_bad(struct rg_conn *c, const struct bad_msg *b)
+{
+	uint8_t msg[RMAWIN_CTRL_SIZE];
+	struct rmawin_wire_hdr *h = (void *)msg;
+
+	memset(msg, 0, sizeof(msg));
+	h->type = b->type;
+	h->version = b->version ?: RMAWIN_WIRE_VERSION;
+	h->len = htole16(b->len + b->hdr_len_delta);
+	h->arg = htole32(b->arg);
+	if (b->fill)
+		b->fill(msg + sizeof(*h));
+	return rg_send_raw(c, msg, sizeof(*h) + b->len);
+}
+
+/* A whole sequence in one connection that is invalid only as a whole. */
+static int send_sequence(struct rg_conn *c, int which)
+{
+	uint8_t lk[8] = { 0 };
+	int i, ret = 0;
+
+	switch (which) {
+	case 0:	/* the same lock twice: one waiter per rank and window */
+		for (i = 0; i < 2 && !ret; i++)
+			ret = rg_send(c, RMAWIN_MSG_LOCK, 0, lk, sizeof(lk));
+		return ret;
+	case 1:	/* POSTs far ahead of any START */
+		for (i = 0; i < 4 && !ret; i++)
+			ret = rg_send(c, RMAWIN_MSG_POST, 0, NULL, 0);
+		return ret;
+	default:	/* barrier rounds ahead of the victim, still creating its window */
+		for (i = 0; i < 3 && !ret; i++)
+			ret = rg_send(c, RMAWIN_MSG_BARRIER, 0, NULL, 0);
+		return ret;
+	}
+}
+
+static int case_msgs(void)
+{
+	size_t n = sizeof(bad_msgs) / sizeof(bad_msgs[0]), i;
+	struct rg_conn c;
+	int ret;
+
+	for (i = 0; i < n + 3; i++) {
+		const char *name = i < n ? bad_msgs[i].name :
+				   i == n ? "lock twice" : i == n + 1 ? "posts ahead" :
+				   "barriers ahead";
+
+		/* the victim waits for our window descriptor in all but the last */
+		ret = member_join_desc(&c, i < n + 2);
+		if (ret)
+			return SAY("%s: join: %s", name, strerror(-ret)), 1;
+		ret = i < n ? send_bad(&c, &bad_msgs[i]) : send_sequence(&c, i - n);
+		if (member_cut_off(&c, name))
+			SAY("%s: cut off, its keys dead", name);
+		rg_close(&c);
+	}
+	return 0;
+}
+
+/* ---- Fuzz ---------------------------------------------------------------- */
+
+static uint64_t rng_state;
+
+static uint64_t rng(void)
+{
+	/* xorshift64*: reproducible from the seed, nothing more asked of it */
+	rng_state ^= rng_state >> 12;
+	rng_state ^= rng_state << 25;
+	rng_state ^= rng_state >> 27;
+	return rng_state * 0x2545f4914f6cdd1dULL;
+}
+
+/*
+ * What the fuzzer knows of the protocol state of its connection, so that
+ * most of its messages are valid (and the connection lasts) before the
+ * mutations make some of them not.
+ */
+struct fuzz_state {
+	long barriers;		/* BARRIER messages sent */
+	int lock;		/* lock type + 1 held (asked for), 0 for none */
+	int posts;		/* POSTs sent (the victim never STARTs) */
+	bool desc1;		/* window 1's descriptor sent */
+	long notifies;
+};
+
+/* A message that is valid in state @st (with a few that never are). */
+static size_t fuzz_base(uint8_t *msg, struct fuzz_state *st, const struct rg_conn *c)
+{
+	static const uint8_t never[] = { RMAWIN_MSG_AUTH, RMAWIN_MSG_LOCK_GRANT,
+					 RMAWIN_MSG_COMPLETE, RMAWIN_MSG_ACC_REPLY };
+	struct rmawin_wire_hdr *h = (void *)msg;
+	uint8_t *p = msg + sizeof(*h);
+	struct rmawin_wire_acc *a = (void *)p;
+	struct rmawin_wire_notify *nt = (void *)p;
+	struct rmawin_wire_desc *d = (void *)p;
+	size_t len = 0;
+	uint32_t n, pick = rng() % 100;
+
+	memset(msg, 0, RMAWIN_CTRL_SIZE);
+	h->version = RMAWIN_WIRE_VERSION;
+	if (pick < 4) {
+		h->type = never[rng() % sizeof(never)];
+		len = h->type == RMAWIN_MSG_AUTH ? 32 :
+		      h->type == RMAWIN_MSG_ACC_REPLY ? sizeof(struct rmawin_wire_acc_reply) : 0;
+	} else if (pick < 12 && st->barriers <= (long)c->nbarrier) {
+		h->type = RMAWIN_MSG_BARRIER;
+		st->barriers++;
+	} else if (pick < 24) {
+		h->type = st->lock ? RMAWIN_MSG_UNLOCK : RMAWIN_MSG_LOCK;
+		if (!st->lock)
+			st->lock = 1 + rng() % 2;
+		else
+			st->lock = -st->lock;	/* sent the unlock */
+		put_le32(p, (st->lock < 0 ? -st->lock : st->lock) - 1);
+		if (st->lock < 0)
+			st->lock = 0;
+		len = 8;
+	} else if (pick < 28 && st->posts < 2) {
+		h->type = RMAWIN_MSG_POST;
+		st->posts++;
+	} else if (pick < 30 && !st->desc1) {
+		h->type = RMAWIN_MSG_WIN_DESC;
+		h->arg = htole32(1);
+		d->chunk = htole64(4096);
+		d->disp_unit = htole32(1);
+		len = sizeof(*d);
+		st->desc1 = true;
+	} else if (pick < 60 && st->notifies < RMAWIN_NOTIFY_PER_PEER) {
+		h->type = RMAWIN_MSG_NOTIFY;
+		nt->target_disp = htole64(rng() % VICTIM_WIN);
+		nt->len = htole64(rng() % (VICTIM_WIN - le64toh(nt->target_disp) + 1));
+		nt->tag = htole32(rng());
+		len = sizeof(*nt);
+		st->notifies++;
+	} else {
+		h->type = RMAWIN_MSG_ACC;
+		n = 8 * (1 + rng() % 8);
+		a->opcode = RMAWIN_OP_ACC + rng() % 4;
+		a->acc_op = a->opcode == RMAWIN_OP_CAS ? 0 : rng() % RMAWIN_ACC_LAST;
+		a->datatype = RMAWIN_TYPE_INT64;
+		if (a->opcode >= RMAWIN_OP_FETCH_OP)
+			n = 8;
+		a->offset = htole64(8 * (rng() % (VICTIM_WIN / 8 - n / 8 + 1)));
+		a->len = htole32(n);
+		len = sizeof(*a) + n * (a->opcode == RMAWIN_OP_CAS ? 2 : 1);
+		h->arg = htole32(rng());
+	}
+	h->len = htole16(len);
+	return sizeof(*h) + len;
+}
+
+/*
+ * Mutate, one time in three: a boundary value in a payload field, random
+ * payload bytes, a flipped bit anywhere, or another length.
+ */
+static size_t fuzz_mutate(uint8_t *msg, size_t len)
+{
+	static const uint64_t edge[] = { 0, 1, 0x7f, 0xff, 0xffff, 0x7fffffff, 0xffffffff,
+					 4096, 4095, VICTIM_WIN, ~0ULL };
+	uint32_t what = rng() % 40;
+	size_t at;
+	uint64_t v;
+
+	if (what >= 10)
+		return len;
+	if (what < 5 && len > 8) {
+		/* a boundary value in a field of the payload */
+		at = 8 + (rng() % ((len - 8 + 3) / 4)) * 4;
+		v = edge[rng() % (sizeof(edge) / sizeof(edge[0]))];
+		if (at + 8 <= RMAWIN_CTRL_SIZE)
+			memcpy(msg + at, &v, rng() % 2 ? 4 : 8);
+	} else if (what < 7) {
+		for (at = 8; at < len; at++)
+			if (rng() % 8 == 0)
+				msg[at] = rng();
+	} else if (what < 9) {
+		at = rng() % (len + 8);
+		if (at < RMAWIN_CTRL_SIZE)
+			msg[at] ^= 1 << (rng() % 8);
+	} else {
+		len = rng() % 2 ? len - rng() % (len + 1) : len + rng() % 64;
+		if (len > RMAWIN_CTRL_SIZE)
+			len = RMAWIN_CTRL_SIZE;
+	}
+	return len ?: 1;
+}
+
+static int case_fuzz(uint64_t seed, long count)
+{
+	uint8_t msg[RMAWIN_CTRL_SIZE];
+	long sent = 0, joins = 0, cutoffs = 0;
+	struct fuzz_state st;
+	struct rg_conn c;
+	size_t len;
+	int ret;
+
+	rng_state = seed ?: 1;
+	SAY("fuzz: seed %llu, %ld messages", (unsigned long long)seed, count);
+	while (sent < count) {
+		ret = member_join(&c);
+		if (ret)
+			return SAY("fuzz: join %ld: %s", joins + 1, strerror(-ret)), 1;
+		joins++;
+		memset(&st, 0, sizeof(st));
+		if (getenv("ROGUE_VERBOSE") || joins % 500 == 0)
+			SAY("fuzz: join %ld after %ld messages", joins, sent);
+		while (sent < count && !c.dead) {
+			len = fuzz_mutate(msg, fuzz_base(msg, &st, &c));
+			if (getenv("ROGUE_VERBOSE"))
+				SAY("fuzz: message %ld: type %u len %zu", sent + 1, msg[0], len);
+			if (rg_send_raw(&c, msg, len))
+				break;
+			sent++;
+			rg_poll(&c, 0);
+		}
+		if (!c.dead) {
+			/* the last ones were valid: leave, as a member may */
+			rg_close(&c);
+			continue;
+		}
+		cutoffs++;
+		rg_close(&c);
+	}
+	SAY("fuzz: seed %llu: %ld messages sent, %ld connections, %ld cut off",
+	    (unsigned long long)seed, sent, joins, cutoffs);
+	return 0;
+}
+
+/* ---- Floods and forged barriers ---------------------------------------- */
+
+static int case_notify(long count)
+{
+	struct rmawin_wire_notify n = { .len = htole64(8) };
+	struct rg_conn c;
+	long i;
+	int ret;
+
+	ret = member_join(&c);
+	if (ret)
+		return SAY("notify: join: %s", strerror(-ret)), 1;
+	for (i = 0; i < count; i++) {
+		n.tag = htole32(i);
+		n.target_disp = htole64(8 * (i % (VICTIM_WIN / 8)));
+		ret = rg_send(&c, RMAWIN_MSG_NOTIFY, 0, &n, sizeof(n));
+		if (ret) {
+			BAD("notify: cut off after %ld valid notifications: %s", i, strerror(-ret));
+			break;
+		}
+	}
+	SAY("notify: %ld notifications sent", i);
+	/* tell the victim we are done: the barrier it waits in */
+	if (!c.dead && member_until_closed(&c, 60000))
+		BAD("notify: the victim did not go on");
+	rg_close(&c);
+	return 0;
+}
+
+static int case_barrier4(void)
+{
+	struct rg_conn c[RG_MAX_RANKS];
+	int v, ret;
+
+	for (v = 0; v < G.rank; v++) {
+		ret = connect_retry(&c[v], v, RG_AUTH_HONEST, NULL, NULL, 1500);
+		if (ret)
+			return SAY("barrier4: connect to %d: %s", v, strerror(-ret)), 1;
+	}
+	/* rank 3 sends rank 0's round 0 legitimately; round 1 is rank 2's */
+	ret = rg_send(&c[0], RMAWIN_MSG_BARRIER, 1, NULL, 0);
+	if (ret)
+		BAD("barrier4: send: %s", strerror(-ret));
+	rg_poll(&c[0], 1500);
+	for (v = 0; v < G.rank; v++)
+		rg_close(&c[v]);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *what;
+	int ret;
+
+	if (argc < 4) {
+		fprintf(stderr, "usage: rogue CASE ADDRS RANK [ARG...]\n");
+		return 2;
+	}
+	what = argv[1];
+	if (rg_group_init(&G, argv[2], atoi(argv[3])))
+		return SAY("bad ADDRS or RANK"), 2;
+	srand(getpid());
+	if (!strcmp(what, "silent"))
+		ret = case_silent();
+	else if (!strcmp(what, "nokey"))
+		ret = case_nokey();
+	else if (!strcmp(what, "wrongkey"))
+		ret = case_wrongkey();
+	else if (!strcmp(what, "replay"))
+		ret = case_replay();
+	else if (!strcmp(what, "record") && argc > 4)
+		ret = case_record(argv[4]);
+	else if (!strcmp(what, "impersonate") && argc > 4)
+		ret = case_impersonate(argv[4]);
+	else if (!strcmp(what, "relay") && argc > 4)
+		ret = case_relay(atoi(argv[4]));
+	else if (!strcmp(what, "msgs"))
+		ret = case_msgs();
+	else if (!strcmp(what, "fuzz") && argc > 5)
+		ret = case_fuzz(strtoull(argv[4], NULL, 0), atol(argv[5]));
+	else if (!strcmp(what, "notify") && argc > 4)
+		ret = case_notify(atol(argv[4]));
+	else if (!strcmp(what, "barrier4"))
+		ret = case_barrier4();
+	else
+		return SAY("unknown case %s", what), 2;
+	if (ret || failures)
+		SAY("%s: FAILED (%d findings)", what, failures);
+	else
+		SAY("%s: as expected", what);
+	return ret || failures;
+}

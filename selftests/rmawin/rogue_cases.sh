@@ -1,0 +1,119 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# rogue_cases.sh ROLE VICTIM_IP ROGUE_IP PORT FUZZ_COUNT - the attacks of
+# selftests/rmawin/rogue on victims (selftests/rmawin/victim), as TAP.
+#
+# ROLE "both" runs victims and rogue in this guest (rogue_test.sh); across
+# two guests (wire_test.sh) node 0 runs ROLE "victim" and node 1 ROLE
+# "rogue", each case on its own ports, each side bounded in time.  The
+# victims check their errors and memory, the rogue what it was sent and
+# what its RDMA could reach; after each case the victim's guest checks that
+# nothing of the module's leaked.  Cases that need the rogue on a victim's
+# own address (impersonate, relay) run with ROLE "both" only.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+
+role=${1:?both|victim|rogue}
+vip=${2:?victim ip}
+rip=${3:?rogue ip}
+port=${4:?base port}
+fuzz=${5:-10000}
+seed=${RMAWIN_FUZZ_SEED:-$(date +%s)}
+bin=selftests/rmawin
+export VICTIM_NO_RING=1
+
+# shellcheck source=selftests/rmawin/tap.sh
+. "$bin/tap.sh"
+
+victim() { [[ $role != rogue ]]; }
+rogue() { [[ $role != victim ]]; }
+
+# run_case NAME "VICTIM COMMAND" "ROGUE COMMAND": with ROLE both, the
+# victim in the background and the rogue in front; one TAP line per side.
+run_case() {
+	local name=$1 vcmd=$2 rcmd=$3 vpid vrc=0
+	if victim && rogue; then
+		bash -c "$vcmd" >/tmp/victim.out 2>&1 &
+		vpid=$!
+		check "$name: the rogue sees what a safe victim shows" bash -c "$rcmd"
+		wait "$vpid" || vrc=$?
+		check "$name: the victim gets its errors, its memory intact" \
+			bash -c "cat /tmp/victim.out; exit $vrc"
+	elif victim; then
+		check "$name: the victim gets its errors, its memory intact" bash -c "$vcmd"
+	else
+		check "$name: the rogue sees what a safe victim shows" bash -c "$rcmd"
+	fi
+	victim && check "$name: nothing leaked" "$bin/leaks.sh"
+}
+
+counter() {
+	awk -v k="$1" '$1 == k { print $2 }' /sys/kernel/debug/rmawin/stats
+}
+
+addrs() {	# addrs N: N-1 victims on vip, the rogue last on rip
+	local n=$1 i a=
+	for ((i = 0; i < n - 1; i++)); do
+		a+="${a:+,}$vip:$((port + i))"
+	done
+	echo "$a,$rip:$((port + n - 1))"
+}
+
+echo "TAP version 13"
+mount | grep -q ' /sys/kernel/debug ' || mount -t debugfs none /sys/kernel/debug
+auth0=$(counter auth_failures) proto0=$(counter proto_errors)
+
+# Victims of the handshake cases wait with a timeout; their join must
+# fail with -EKEYREJECTED (someone failed its proof), never let the rogue in.
+A=$(addrs 2)
+run_case "no proof at all" "$bin/victim join 0 $A 8000 EKEYREJECTED" "$bin/rogue silent $A 1"
+port=$((port + 10)); A=$(addrs 2)
+run_case "a random proof" "$bin/victim join 0 $A 8000 EKEYREJECTED" "$bin/rogue nokey $A 1"
+port=$((port + 10)); A=$(addrs 2)
+run_case "a wrong key" "$bin/victim join 0 $A 8000 EKEYREJECTED" "$bin/rogue wrongkey $A 1"
+port=$((port + 10)); A=$(addrs 2)
+run_case "a replayed request and proof; then the honest join" \
+	"$bin/victim join 0 $A 30000 0" "$bin/rogue replay $A 1"
+
+if victim && rogue; then
+	# the rogue in rank 0's place: it listens on rank 0's address first
+	port=$((port + 10)); A=$(addrs 2)
+	check "impersonation: record a real rank 0's reply" bash -c "
+		$bin/victim join 0 $A 6000 EKEYREJECTED & v=\$!
+		$bin/rogue record $A 1 /tmp/rogue.rep; r=\$?; wait \$v && exit \$r"
+	check "impersonation: a replayed and a forged reply are refused, then the job forms" \
+		bash -c "
+		$bin/victim join 1 $A 40000 0 & v1=\$!
+		$bin/rogue impersonate $A 0 /tmp/rogue.rep; r=\$?
+		$bin/victim join 0 $A 40000 0; r0=\$?
+		wait \$v1 && exit \$((r | r0))"
+	check "impersonation: nothing leaked" "$bin/leaks.sh"
+	port=$((port + 10)); A=$(addrs 2)
+	run_case "a man in the middle relays an honest member's proof" \
+		"$bin/victim join 0 $A 15000 EKEYREJECTED" "$bin/rogue relay $A 1 $((port + 9))"
+fi
+
+# As a member: every kind of invalid message, each cutting the rogue off
+port=$((port + 10)); A=$(addrs 2)
+run_case "invalid messages of every type" "$bin/victim serve $A 20000 intact" \
+	"$bin/rogue msgs $A 1"
+port=$((port + 10)); A=$(addrs 2)
+run_case "a flood of 5096 notifications" "$bin/victim notify $A 5096" \
+	"$bin/rogue notify $A 1 5096"
+port=$((port + 10)); A=$(addrs 4)
+run_case "a forged barrier round" \
+	"for r in 0 1 2; do $bin/victim barrier4 \$r $A & done; s=0; for j in 1 2 3; do wait -n || s=1; done; exit \$s" \
+	"$bin/rogue barrier4 $A 3"
+port=$((port + 10)); A=$(addrs 2)
+run_case "seed $seed: $fuzz mutated messages" "$bin/victim serve $A 20000 guards" \
+	"$bin/rogue fuzz $A 1 $seed $fuzz"
+
+if victim; then
+	check "auth_failures counted ($(($(counter auth_failures) - auth0)) this run)" \
+		test "$(counter auth_failures)" -gt "$auth0"
+	check "proto_errors counted ($(($(counter proto_errors) - proto0)) this run)" \
+		test "$(counter proto_errors)" -gt "$proto0"
+fi
+echo "1..$n"
+exit $failed

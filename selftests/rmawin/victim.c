@@ -1,0 +1,243 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * victim - the honest side of the security tests: ranks that use
+ * librmawin as any program would, while selftests/rmawin/rogue attacks.
+ * Exits 0 if everything it saw is what a safe module gives: the errors it
+ * was promised, its memory untouched where nobody may write.
+ *
+ *   victim join RANK ADDRS TIMEOUT_MS EXPECT
+ *	open, expecting EXPECT (0, or an errno name); if 0, one barrier
+ *   victim serve ADDRS TIMEOUT_MS intact|guards
+ *	rank 0, again and again while a peer comes within the timeout: open,
+ *	create a window of victim_byte()s between two guard pages, loop in
+ *	barriers until the peer is cut off (-EPROTO) or leaves; then the
+ *	guards (and with "intact", the window) must be as they were
+ *   victim notify ADDRS TOTAL
+ *	rank 0: wait in a barrier while the peer sends TOTAL notifications,
+ *	then take them: -EOVERFLOW with TOTAL - 4096 lost, then 4096 of them
+ *   victim barrier4 RANK ADDRS
+ *	one barrier of 4 ranks, the rogue rank 3: rank 0 must see -EPROTO
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <rmawin.h>
+
+#include "rmawin_key.h"
+#include "victim.h"
+
+#define GUARD	0xc3
+
+static int parse_errno(const char *s)
+{
+	static const struct { const char *name; int err; } names[] = {
+		{ "0", 0 }, { "ETIMEDOUT", ETIMEDOUT }, { "EKEYREJECTED", EKEYREJECTED },
+		{ "ECONNREFUSED", ECONNREFUSED }, { "EPROTO", EPROTO },
+		{ "ECONNRESET", ECONNRESET }, { "ENOKEY", ENOKEY },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(s, names[i].name))
+			return names[i].err;
+	fprintf(stderr, "victim: unknown errno %s\n", s);
+	exit(2);
+}
+
+static int open_rank(int rank, const char *addrs, unsigned int timeout_ms, struct rmawin_ep **ep)
+{
+	char *list = strdup(addrs), *save = NULL, *tok;
+	const char *a[64];
+	uint8_t key[RMAWIN_JOB_KEY_MAX];
+	struct rmawin_ep_attr attr = { .rank = rank, .addrs = a, .timeout_ms = timeout_ms,
+				       .job_key = key };
+
+	/* the ring's poller adds nothing to what is tested here, and costs a thread */
+	if (getenv("VICTIM_NO_RING"))
+		attr.flags |= RMAWIN_EP_NO_RING;
+	int ret;
+
+	for (tok = strtok_r(list, ",", &save); tok && attr.nranks < 64;
+	     tok = strtok_r(NULL, ",", &save))
+		a[attr.nranks++] = tok;
+	attr.job_key_len = rmawin_test_key(key);
+	ret = rmawin_ep_open(&attr, ep);
+	free(list);
+	return ret;
+}
+
+static int do_join(int rank, const char *addrs, int timeout_ms, int expect)
+{
+	struct rmawin_ep *ep;
+	int ret = open_rank(rank, addrs, timeout_ms, &ep);
+
+	if (ret != -expect) {
+		fprintf(stderr, "victim %d: open: %s, want %s\n", rank, rmawin_strerror(ret),
+			expect ? strerror(expect) : "success");
+		return 1;
+	}
+	if (ret)
+		return 0;
+	ret = rmawin_barrier(ep);
+	rmawin_ep_close(ep);
+	if (ret) {
+		fprintf(stderr, "victim %d: barrier: %s\n", rank, rmawin_strerror(ret));
+		return 1;
+	}
+	return 0;
+}
+
+/* A window of VICTIM_WIN bytes with a guard page before and after. */
+static uint8_t *guarded(void)
+{
+	uint8_t *m = mmap(NULL, VICTIM_WIN + 8192, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	size_t i;
+
+	if (m == MAP_FAILED)
+		return NULL;
+	memset(m, GUARD, VICTIM_WIN + 8192);
+	for (i = 0; i < VICTIM_WIN; i++)
+		m[4096 + i] = victim_byte(i);
+	return m + 4096;
+}
+
+/* Is the memory around (and with @intact, of) the window as it was? */
+static int check_memory(const uint8_t *w, bool intact, long iter)
+{
+	size_t i;
+
+	for (i = 0; i < 4096; i++) {
+		if (w[-4096 + i] != GUARD || w[VICTIM_WIN + i] != GUARD) {
+			fprintf(stderr, "victim: iteration %ld: guard byte %zu changed\n", iter, i);
+			return 1;
+		}
+	}
+	for (i = 0; intact && i < VICTIM_WIN; i++) {
+		if (w[i] != victim_byte(i)) {
+			fprintf(stderr, "victim: iteration %ld: window byte %zu is %#x, want %#x\n",
+				iter, i, w[i], victim_byte(i));
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static int do_serve(const char *addrs, int timeout_ms, bool intact)
+{
+	long iter = 0, proto = 0, reset = 0, other = 0;
+	struct rmawin_win *win;
+	struct rmawin_ep *ep;
+	int ret, bad = 0;
+	uint8_t *w;
+
+	for (;;) {
+		ret = open_rank(0, addrs, timeout_ms, &ep);
+		if (getenv("VICTIM_VERBOSE"))
+			fprintf(stderr, "victim: open %ld: %s\n", iter + 1, rmawin_strerror(ret));
+		if (ret == -ETIMEDOUT && iter)
+			break;		/* the peer is done */
+		if (ret) {
+			fprintf(stderr, "victim: open %ld: %s\n", iter + 1, rmawin_strerror(ret));
+			return 1;
+		}
+		iter++;
+		w = guarded();
+		if (!w)
+			return 1;
+		ret = rmawin_win_create(ep, w, VICTIM_WIN, 1, 0, &win);
+		while (!ret)
+			ret = rmawin_barrier(ep);
+		if (getenv("VICTIM_VERBOSE"))
+			fprintf(stderr, "victim: iteration %ld: %s\n", iter, rmawin_strerror(ret));
+		if (ret == -EPROTO)
+			proto++;
+		else if (ret == -ECONNRESET)
+			reset++;
+		else
+			other++;
+		if (ret != -EPROTO && ret != -ECONNRESET) {
+			fprintf(stderr, "victim: iteration %ld ended with %s\n", iter,
+				rmawin_strerror(ret));
+		}
+		bad |= check_memory(w, intact, iter);
+		rmawin_ep_close(ep);
+		munmap(w - 4096, VICTIM_WIN + 8192);
+	}
+	printf("victim: %ld connections: %ld cut off (EPROTO), %ld left (ECONNRESET), %ld other\n",
+	       iter, proto, reset, other);
+	return bad || other;
+}
+
+static int do_notify(const char *addrs, long total)
+{
+	struct rmawin_notification n;
+	struct rmawin_win *win;
+	struct rmawin_ep *ep;
+	long got = 0;
+	int ret, bad = 0;
+	uint8_t *w;
+
+	if (open_rank(0, addrs, 60000, &ep) || !(w = guarded()) ||
+	    rmawin_win_create(ep, w, VICTIM_WIN, 1, 0, &win))
+		return 1;
+	/* the rogue floods, then sends its barrier message */
+	ret = rmawin_barrier(ep);
+	if (ret) {
+		fprintf(stderr, "victim: barrier: %s\n", rmawin_strerror(ret));
+		return 1;
+	}
+	ret = rmawin_notify_wait(win, &n, 0);
+	if (total > RMAWIN_NOTIFY_PER_PEER && ret != -EOVERFLOW) {
+		fprintf(stderr, "victim: after %ld notifications: %s, want EOVERFLOW\n", total,
+			rmawin_strerror(ret));
+		bad = 1;
+	}
+	while ((ret = rmawin_notify_wait(win, &n, 0)) == 0)
+		got++;
+	if (ret != -EAGAIN || got != (total < RMAWIN_NOTIFY_PER_PEER ? total :
+				      RMAWIN_NOTIFY_PER_PEER)) {
+		fprintf(stderr, "victim: took %ld notifications, then %s\n", got,
+			rmawin_strerror(ret));
+		bad = 1;
+	}
+	printf("victim: %ld notifications sent, %ld kept, the rest reported lost\n", total, got);
+	bad |= check_memory(w, true, 1);
+	rmawin_ep_close(ep);
+	return bad;
+}
+
+static int do_barrier4(int rank, const char *addrs)
+{
+	struct rmawin_ep *ep;
+	int ret = open_rank(rank, addrs, 60000, &ep);
+
+	if (ret) {
+		fprintf(stderr, "victim %d: open: %s\n", rank, rmawin_strerror(ret));
+		return 1;
+	}
+	ret = rmawin_barrier(ep);
+	rmawin_ep_close(ep);
+	printf("victim %d: barrier: %s\n", rank, rmawin_strerror(ret));
+	/* nobody gets through a barrier the rogue forged or never joined */
+	if (!ret || (rank == 0 && ret != -EPROTO))
+		return 1;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc >= 6 && !strcmp(argv[1], "join"))
+		return do_join(atoi(argv[2]), argv[3], atoi(argv[4]), parse_errno(argv[5]));
+	if (argc >= 5 && !strcmp(argv[1], "serve"))
+		return do_serve(argv[2], atoi(argv[3]), !strcmp(argv[4], "intact"));
+	if (argc >= 4 && !strcmp(argv[1], "notify"))
+		return do_notify(argv[2], atol(argv[3]));
+	if (argc >= 4 && !strcmp(argv[1], "barrier4"))
+		return do_barrier4(atoi(argv[2]), argv[3]);
+	fprintf(stderr, "usage: victim join|serve|notify|barrier4 ...\n");
+	return 2;
+}
