@@ -115,7 +115,8 @@ static void rmawin_peer_schedule(struct rmawin_peer *peer, unsigned int delay_ms
  *
  * The work destroys the attempt's id and queue pair, which a CM handler
  * cannot; the active side then tries again.  Only an attempt still in
- * progress ends: a proven member is failed instead (rmawin_peer_fail()).
+ * progress ends; a peer in any other state is left as it is (a proven
+ * member's troubles go through rmawin_peer_fail()).
  *
  * Context: any; takes the group's spinlock.
  */

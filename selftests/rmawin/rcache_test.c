@@ -6,7 +6,9 @@
  * and everything cached is released with the endpoint.
  */
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
+#include <linux/io_uring.h>
 #include <rmawin.h>
 
 #include "rmawin_test.h"
@@ -137,6 +139,78 @@ TEST(munmap_between_puts_sends_new_data)
 	run_pair(_metadata, 27100, 5, 1, &hits);
 	/* every round's buffer is new memory: nothing may be reused */
 	EXPECT_EQ(0, hits);
+}
+
+/*
+ * A put whose pinning fails part way leaves its cache entry half pinned.
+ * The origin buffer here is 300 anonymous pages followed by 8 pages of an
+ * io_uring's SQE array: mapped, readable, but VM_PFNMAP, which cannot be
+ * pinned.  The put over all 308 pages fails with -EFAULT after its first
+ * 256 pages went out; a put of the first 280 pages right after it (before
+ * anything reaps the first) must pin its own pages, never build its
+ * scatter list from the half-pinned entry (whose later DMA addresses were
+ * never set: a NULL dereference in rxe, DMA to bus address 0 on hardware).
+ */
+#define HALF_ANON	300
+#define HALF_URING	8
+#define HALF_PUT	280
+
+static int half_pinned_rank(int rank, int port)
+{
+	size_t anon = HALF_ANON * 4096UL, all = (HALF_ANON + HALF_URING) * 4096UL;
+	struct io_uring_params p = { 0 };
+	struct rmawin_win *win;
+	struct rmawin_ep *ep;
+	unsigned char *buf, *winmem;
+	int ring;
+
+	if (open_pair(rank, port, &ep))
+		return 1;
+	if (rmawin_win_allocate(ep, rank ? 0 : all, 1, 0, (void **)&winmem, &win))
+		return 2;
+	if (rmawin_fence(win, RMAWIN_MODE_NOPRECEDE))
+		return 3;
+	if (rank == 1) {
+		buf = mmap(NULL, all, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		ring = syscall(__NR_io_uring_setup, 512, &p);
+		if (buf == MAP_FAILED || ring < 0 || p.sq_entries * 64 != HALF_URING * 4096)
+			return 4;
+		if (mmap(buf + anon, HALF_URING * 4096, PROT_READ | PROT_WRITE,
+			 MAP_SHARED | MAP_FIXED | MAP_POPULATE, ring, IORING_OFF_SQES) != buf + anon)
+			return 5;
+		fill(buf, anon, 7);
+		if (rmawin_put(win, buf, all, 0, 0) != -EFAULT)
+			return 6;
+		if (rmawin_put(win, buf, HALF_PUT * 4096, 0, 0))
+			return 7;
+	}
+	if (rmawin_fence(win, 0))
+		return 8;
+	if (rank == 0 && check(winmem, HALF_PUT * 4096, 7))
+		return 9;
+	if (rmawin_win_free(win) || rmawin_ep_close(ep))
+		return 10;
+	return 0;
+}
+
+TEST(half_pinned_entry_is_never_reused)
+{
+	pid_t pid[2];
+	int i, st;
+
+	for (i = 0; i < 2; i++) {
+		pid[i] = fork();
+		if (!pid[i])
+			_exit(half_pinned_rank(i, 27200));
+	}
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(pid[i], waitpid(pid[i], &st, 0));
+		ASSERT_TRUE(WIFEXITED(st));
+		EXPECT_EQ(0, WEXITSTATUS(st)) TH_LOG("rank %d failed at step %d", i,
+						     WEXITSTATUS(st));
+	}
+	EXPECT_EQ(0, rmawin_stat("pinned_pages"));
+	EXPECT_EQ(0, rmawin_stat("endpoints"));
 }
 
 TEST_HARNESS_MAIN
