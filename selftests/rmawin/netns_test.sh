@@ -1,10 +1,15 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # A group lives in the network namespace of the process that joins it: a
-# job inside a namespace (soft-RoCE on a veth pair there) forms on its
-# namespace's addresses, and the same addresses mean nothing outside it.
+# process inside a namespace (soft-RoCE on a veth pair there) joins on its
+# namespace's address, and the same address means nothing outside it.
 # (Before groups took the caller's namespace, the module looked every
-# address up in init_net and the job inside failed with -EADDRNOTAVAIL.)
+# address up in init_net, and the join inside failed with -EADDRNOTAVAIL.)
+#
+# Only a group of one: soft-RoCE on 6.1 carries no traffic in a namespace
+# other than init_net (its UDP socket lives there; perftest's ib_write_lat
+# fails the same way), so a job of several ranks inside one cannot be
+# tested on this kernel.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -36,19 +41,12 @@ setup() {
 	return 1
 }
 
-# A job outside the namespace must not reach its addresses.
-outside() {
-	local out
-	out=$(tools/rmarun -n 2 --addr "$ip" --port 26500 --timeout 60 -- examples/hello 2>&1)
-	echo "$out"
-	[[ $out == *"address not available"* || $out == *"Cannot assign"* ]]
-}
-
 echo "TAP version 13"
 echo "1..4"
 check "netns: soft-RoCE on a veth pair inside a network namespace" setup
-check "netns: hello on 2 ranks inside the namespace, on its addresses" \
-	in_ns tools/rmarun -n 2 --addr "$ip" --port 26400 --timeout 120 -- examples/hello
-check "netns: the namespace's address is not available outside it" outside
+check "netns: a group joined inside the namespace, on its address" \
+	in_ns selftests/rmawin/victim join 0 "$ip:26400" 5000 0
+check "netns: the namespace's address is not available outside it" \
+	selftests/rmawin/victim join 0 "$ip:26400" 5000 EADDRNOTAVAIL
 check "netns: nothing leaked" selftests/rmawin/leaks.sh
 exit $failed

@@ -6,9 +6,7 @@
  * and everything cached is released with the endpoint.
  */
 #include <sys/mman.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
-#include <linux/io_uring.h>
 #include <rmawin.h>
 
 #include "rmawin_test.h"
@@ -143,26 +141,26 @@ TEST(munmap_between_puts_sends_new_data)
 
 /*
  * A put whose pinning fails part way leaves its cache entry half pinned.
- * The origin buffer here is 300 anonymous pages followed by 8 pages of an
- * io_uring's SQE array: mapped, readable, but VM_PFNMAP, which cannot be
- * pinned.  The put over all 308 pages fails with -EFAULT after its first
- * 256 pages went out; a put of the first 280 pages right after it (before
- * anything reaps the first) must pin its own pages, never build its
- * scatter list from the half-pinned entry (whose later DMA addresses were
- * never set: a NULL dereference in rxe, DMA to bus address 0 on hardware).
+ * The origin buffer here is 300 anonymous pages followed by 8 pages of
+ * /dev/mem's BIOS area (0xf0000): mapped, readable, but VM_PFNMAP, which
+ * cannot be pinned.  The put over all 308 pages fails with -EFAULT after
+ * its first 256 pages went out; a put of the first 280 pages right after
+ * it (before anything reaps the first) must pin its own pages, never build
+ * its scatter list from the half-pinned entry (whose later DMA addresses
+ * were never set: a NULL dereference in rxe, DMA to bus address 0 on
+ * hardware).
  */
 #define HALF_ANON	300
-#define HALF_URING	8
+#define HALF_PFNMAP	8
 #define HALF_PUT	280
 
 static int half_pinned_rank(int rank, int port)
 {
-	size_t anon = HALF_ANON * 4096UL, all = (HALF_ANON + HALF_URING) * 4096UL;
-	struct io_uring_params p = { 0 };
+	size_t anon = HALF_ANON * 4096UL, all = (HALF_ANON + HALF_PFNMAP) * 4096UL;
 	struct rmawin_win *win;
 	struct rmawin_ep *ep;
-	unsigned char *buf, *winmem;
-	int ring;
+	unsigned char *buf, *winmem, *io;
+	int mem, ret;
 
 	if (open_pair(rank, port, &ep))
 		return 1;
@@ -171,16 +169,23 @@ static int half_pinned_rank(int rank, int port)
 	if (rmawin_fence(win, RMAWIN_MODE_NOPRECEDE))
 		return 3;
 	if (rank == 1) {
-		buf = mmap(NULL, all, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		ring = syscall(__NR_io_uring_setup, 512, &p);
-		if (buf == MAP_FAILED || ring < 0 || p.sq_entries * 64 != HALF_URING * 4096)
+		/* /dev/mem maps where it likes: the anonymous part goes below */
+		mem = open("/dev/mem", O_RDONLY);
+		if (mem < 0)
 			return 4;
-		if (mmap(buf + anon, HALF_URING * 4096, PROT_READ | PROT_WRITE,
-			 MAP_SHARED | MAP_FIXED | MAP_POPULATE, ring, IORING_OFF_SQES) != buf + anon)
+		io = mmap(NULL, HALF_PFNMAP * 4096, PROT_READ, MAP_SHARED, mem, 0xf0000);
+		if (io == MAP_FAILED)
+			return 5;
+		buf = io - anon;
+		if (mmap(buf, anon, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0) != buf)
 			return 5;
 		fill(buf, anon, 7);
-		if (rmawin_put(win, buf, all, 0, 0) != -EFAULT)
+		ret = rmawin_put(win, buf, all, 0, 0);
+		if (ret != -EFAULT) {
+			fprintf(stderr, "put over the VM_PFNMAP pages: %s\n", rmawin_strerror(ret));
 			return 6;
+		}
 		if (rmawin_put(win, buf, HALF_PUT * 4096, 0, 0))
 			return 7;
 	}

@@ -37,6 +37,7 @@ static int parse_errno(const char *s)
 		{ "0", 0 }, { "ETIMEDOUT", ETIMEDOUT }, { "EKEYREJECTED", EKEYREJECTED },
 		{ "ECONNREFUSED", ECONNREFUSED }, { "EPROTO", EPROTO },
 		{ "ECONNRESET", ECONNRESET }, { "ENOKEY", ENOKEY },
+		{ "EADDRNOTAVAIL", EADDRNOTAVAIL },
 	};
 	size_t i;
 
