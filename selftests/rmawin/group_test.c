@@ -186,6 +186,31 @@ static int raw_join(int fd, int rank, int n, int port, __u8 key, unsigned int tm
 }
 
 /*
+ * Rank 0 of @n0 (key bytes @key0) joins in a child and must fail with
+ * @err0; rank 1 of 2 (key bytes @key1) joins here and must fail with @err1.
+ */
+static void two_joins(struct __test_metadata *_metadata, int port, int n0, __u8 key0,
+		      int err0, __u8 key1, int err1)
+{
+	pid_t pid;
+	int fd, st;
+
+	pid = fork();
+	if (pid == 0) {
+		fd = open(RMAWIN_DEV_PATH, O_RDWR);
+		_exit(raw_join(fd, 0, n0, port, key0, 3000) == -1 && errno == err0 ? 0 : 1);
+	}
+	fd = open(RMAWIN_DEV_PATH, O_RDWR);
+	ASSERT_LE(0, fd);
+	usleep(300000);
+	EXPECT_ERRNO(err1, raw_join(fd, 1, 2, port, key1, 3000));
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	EXPECT_EQ(0, close(fd));
+	EXPECT_EQ(0, rmawin_stat("groups"));
+}
+
+/*
  * Two processes that hold different job keys never form a group: each
  * sees the other fail its proof, counts it, and gives up at the timeout
  * with -EKEYREJECTED.
@@ -193,47 +218,16 @@ static int raw_join(int fd, int rank, int n, int port, __u8 key, unsigned int tm
 TEST(join_wrong_key_ekeyrejected)
 {
 	long before = rmawin_stat("auth_failures");
-	pid_t pid;
-	int fd, st;
 
-	pid = fork();
-	if (pid == 0) {
-		fd = open(RMAWIN_DEV_PATH, O_RDWR);
-		_exit(raw_join(fd, 0, 2, 21600, 0x11, 3000) == -1 &&
-		      errno == EKEYREJECTED ? 0 : 1);
-	}
-	fd = open(RMAWIN_DEV_PATH, O_RDWR);
-	ASSERT_LE(0, fd);
-	usleep(300000);
-	EXPECT_ERRNO(EKEYREJECTED, raw_join(fd, 1, 2, 21600, 0x22, 3000));
-	ASSERT_EQ(pid, waitpid(pid, &st, 0));
-	EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
-	EXPECT_EQ(0, close(fd));
-	EXPECT_EQ(0, rmawin_stat("groups"));
+	two_joins(_metadata, 21600, 2, 0x11, EKEYREJECTED, 0x22, EKEYREJECTED);
 	EXPECT_LE(before + 2, rmawin_stat("auth_failures"));
 }
 
-/* Two groups of another shape on the same ports refuse each other. */
+/* A group of another shape on the same ports: refused, whatever the key. */
 TEST(join_other_group_econnrefused)
 {
-	pid_t pid;
-	int fd, st;
-
-	pid = fork();
-	if (pid == 0) {
-		fd = open(RMAWIN_DEV_PATH, O_RDWR);
-		/* rank 0 of 3 on 21650..: rank 1 of 2 asks for another group */
-		_exit(raw_join(fd, 0, 3, 21650, 0x11, 2000) == -1 &&
-		      errno == ETIMEDOUT ? 0 : 1);
-	}
-	fd = open(RMAWIN_DEV_PATH, O_RDWR);
-	ASSERT_LE(0, fd);
-	usleep(300000);
-	EXPECT_ERRNO(ECONNREFUSED, raw_join(fd, 1, 2, 21650, 0x11, 2000));
-	ASSERT_EQ(pid, waitpid(pid, &st, 0));
-	EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
-	EXPECT_EQ(0, close(fd));
-	EXPECT_EQ(0, rmawin_stat("groups"));
+	/* rank 0 of 3 on 21650..; rank 1 of 2 asks for another group */
+	two_joins(_metadata, 21650, 3, 0x11, ETIMEDOUT, 0x11, ECONNREFUSED);
 }
 
 TEST(join_validation)
