@@ -169,16 +169,16 @@ static int half_pinned_rank(int rank, int port)
 	if (rmawin_fence(win, RMAWIN_MODE_NOPRECEDE))
 		return 3;
 	if (rank == 1) {
-		/* /dev/mem maps where it likes: the anonymous part goes below */
+		/* anonymous pages, the last of them replaced by /dev/mem's */
 		mem = open("/dev/mem", O_RDONLY);
 		if (mem < 0)
 			return 4;
-		io = mmap(NULL, HALF_PFNMAP * 4096, PROT_READ, MAP_SHARED, mem, 0xf0000);
-		if (io == MAP_FAILED)
+		buf = mmap(NULL, all, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (buf == MAP_FAILED)
 			return 5;
-		buf = io - anon;
-		if (mmap(buf, anon, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0) != buf)
+		io = mmap(buf + anon, HALF_PFNMAP * 4096, PROT_READ, MAP_SHARED | MAP_FIXED, mem,
+			  0xf0000);
+		if (io != buf + anon)
 			return 5;
 		fill(buf, anon, 7);
 		ret = rmawin_put(win, buf, all, 0, 0);

@@ -103,7 +103,7 @@ run_case "a flood of 5096 notifications" "$bin/victim notify $A 5096" \
 	"$bin/rogue notify $A 1 5096"
 port=$((port + 10)); A=$(addrs 4)
 run_case "a forged barrier round" \
-	"for r in 0 1 2; do $bin/victim barrier4 \$r $A & done; s=0; for j in 1 2 3; do wait -n || s=1; done; exit \$s" \
+	"p=(); for r in 0 1 2; do $bin/victim barrier4 \$r $A & p+=(\$!); done; s=0; for q in \${p[@]}; do wait \$q || s=1; done; exit \$s" \
 	"$bin/rogue barrier4 $A 3"
 port=$((port + 10)); A=$(addrs 2)
 run_case "seed $seed: $fuzz mutated messages" "$bin/victim serve $A 20000 guards" \
