@@ -210,10 +210,10 @@ int rmawin_acc_issue(struct rmawin_req *req, const struct rmawin_op_desc *op, u6
 	u32 n;
 	int ret;
 
-	req->acc_data = kvmalloc(op->len * (1 + cas), GFP_KERNEL);
+	req->acc_data = kvmalloc(op->len * (1 + cas), GFP_KERNEL_ACCOUNT);
 	if (rmawin_acc_fetches(op->opcode))
-		req->result = kvzalloc(op->len, GFP_KERNEL);
-	m = kmalloc(RMAWIN_MSG_MAX_PAYLOAD, GFP_KERNEL);
+		req->result = kvzalloc(op->len, GFP_KERNEL_ACCOUNT);
+	m = kmalloc(RMAWIN_MSG_MAX_PAYLOAD, GFP_KERNEL_ACCOUNT);
 	if (!req->acc_data || (rmawin_acc_fetches(op->opcode) && !req->result) || !m) {
 		ret = -ENOMEM;
 		goto out_free;
@@ -222,7 +222,7 @@ int rmawin_acc_issue(struct rmawin_req *req, const struct rmawin_op_desc *op, u6
 	ret = rmawin_acc_copy_in(op, req->acc_data);
 	if (ret)
 		goto out_free;
-	ret = xa_alloc_irq(&grp->acc_reqs, &req->acc_id, req, xa_limit_32b, GFP_KERNEL);
+	ret = xa_alloc_irq(&grp->acc_reqs, &req->acc_id, req, xa_limit_32b, GFP_KERNEL_ACCOUNT);
 	if (ret)
 		goto out_free;
 

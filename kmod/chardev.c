@@ -20,11 +20,15 @@
  * @handler: does the work on the kernel copy of the struct
  * @size: sizeof() the kernel's struct
  * @min_size: size of the struct in the ABI revision that introduced it
+ * @out: the struct carries results back: copy it out on success (and, for
+ *	NOTIFY_WAIT, with -EOVERFLOW); an input-only struct is never written,
+ *	so it may live in read-only memory
  */
 struct rmawin_ioctl_op {
 	int (*handler)(struct rmawin_ep *ep, void *arg);
 	u32 size;
 	u32 min_size;
+	bool out;
 };
 
 /* Big enough for any ioctl's struct. */
@@ -47,98 +51,46 @@ union rmawin_ioctl_buf {
 /* The first command number; the table is indexed from it. */
 #define RMAWIN_CMD_FIRST	RMAWIN_CMD_QUERY
 
+/*
+ * One line per command: its handler, its struct, the last field of the
+ * struct's first revision, and whether it has output.  Every struct starts
+ * with size and flags, and is padded to 8 bytes, as the build checks.
+ */
+#define RMAWIN_IOCTL(cmd, fn, type, first_last, has_out)				\
+	[RMAWIN_CMD_##cmd - RMAWIN_CMD_FIRST] = {					\
+		.handler = (fn),							\
+		.size = sizeof(struct type) +						\
+			BUILD_BUG_ON_ZERO(offsetof(struct type, size) != 0 ||		\
+					  offsetof(struct type, flags) != 4 ||		\
+					  sizeof(struct type) % 8 ||			\
+					  sizeof(struct type) > sizeof(union rmawin_ioctl_buf)), \
+		.min_size = offsetofend(struct type, first_last),			\
+		.out = (has_out),							\
+	}
+
 static const struct rmawin_ioctl_op rmawin_ioctl_ops[] = {
-	[RMAWIN_CMD_QUERY - RMAWIN_CMD_FIRST] = {
-		.handler = rmawin_ioctl_query,
-		.size = sizeof(struct rmawin_query),
-		.min_size = offsetofend(struct rmawin_query, dev_entry_size),
-	},
-	[RMAWIN_CMD_EP_BIND - RMAWIN_CMD_FIRST] = {
-		.handler = rmawin_ioctl_ep_bind,
-		.size = sizeof(struct rmawin_ep_bind),
-		.min_size = offsetofend(struct rmawin_ep_bind, reserved),
-	},
-	[RMAWIN_CMD_GROUP_JOIN - RMAWIN_CMD_FIRST] = {
-		.handler = rmawin_ioctl_group_join,
-		.size = sizeof(struct rmawin_group_join),
-		.min_size = offsetofend(struct rmawin_group_join, key_len),
-	},
-	[RMAWIN_CMD_BARRIER - RMAWIN_CMD_FIRST] = {
-		.handler = rmawin_ioctl_barrier,
-		.size = sizeof(struct rmawin_barrier),
-		.min_size = offsetofend(struct rmawin_barrier, flags),
-	},
-	[RMAWIN_CMD_WIN_CREATE - RMAWIN_CMD_FIRST] = {
-		.handler = rmawin_ioctl_win_create,
-		.size = sizeof(struct rmawin_win_create),
-		.min_size = offsetofend(struct rmawin_win_create, mmap_offset),
-	},
-	[RMAWIN_CMD_WIN_FREE - RMAWIN_CMD_FIRST] = {
-		.handler = rmawin_ioctl_win_free,
-		.size = sizeof(struct rmawin_win_free),
-		.min_size = offsetofend(struct rmawin_win_free, reserved),
-	},
-	[RMAWIN_CMD_RMA - RMAWIN_CMD_FIRST] = {
-		.handler = rmawin_ioctl_rma,
-		.size = sizeof(struct rmawin_rma),
-		.min_size = offsetofend(struct rmawin_rma, op_size),
-	},
-	[RMAWIN_CMD_FENCE - RMAWIN_CMD_FIRST] = {
-		.handler = rmawin_ioctl_fence,
-		.size = sizeof(struct rmawin_fence),
-		.min_size = offsetofend(struct rmawin_fence, reserved),
-	},
-	[RMAWIN_CMD_LOCK - RMAWIN_CMD_FIRST] = {
-		.handler = rmawin_ioctl_lock,
-		.size = sizeof(struct rmawin_passive),
-		.min_size = offsetofend(struct rmawin_passive, reserved),
-	},
-	[RMAWIN_CMD_UNLOCK - RMAWIN_CMD_FIRST] = {
-		.handler = rmawin_ioctl_unlock,
-		.size = sizeof(struct rmawin_passive),
-		.min_size = offsetofend(struct rmawin_passive, reserved),
-	},
-	[RMAWIN_CMD_FLUSH - RMAWIN_CMD_FIRST] = {
-		.handler = rmawin_ioctl_flush,
-		.size = sizeof(struct rmawin_passive),
-		.min_size = offsetofend(struct rmawin_passive, reserved),
-	},
-	[RMAWIN_CMD_POST - RMAWIN_CMD_FIRST] = {
-		.handler = rmawin_ioctl_post,
-		.size = sizeof(struct rmawin_pscw),
-		.min_size = offsetofend(struct rmawin_pscw, reserved),
-	},
-	[RMAWIN_CMD_START - RMAWIN_CMD_FIRST] = {
-		.handler = rmawin_ioctl_start,
-		.size = sizeof(struct rmawin_pscw),
-		.min_size = offsetofend(struct rmawin_pscw, reserved),
-	},
-	[RMAWIN_CMD_COMPLETE - RMAWIN_CMD_FIRST] = {
-		.handler = rmawin_ioctl_complete,
-		.size = sizeof(struct rmawin_pscw),
-		.min_size = offsetofend(struct rmawin_pscw, reserved),
-	},
-	[RMAWIN_CMD_WAIT - RMAWIN_CMD_FIRST] = {
-		.handler = rmawin_ioctl_wait,
-		.size = sizeof(struct rmawin_pscw),
-		.min_size = offsetofend(struct rmawin_pscw, reserved),
-	},
-	[RMAWIN_CMD_NOTIFY_WAIT - RMAWIN_CMD_FIRST] = {
-		.handler = rmawin_ioctl_notify_wait,
-		.size = sizeof(struct rmawin_notify_wait),
-		.min_size = offsetofend(struct rmawin_notify_wait, len),
-	},
-	[RMAWIN_CMD_RING_SETUP - RMAWIN_CMD_FIRST] = {
-		.handler = rmawin_ioctl_ring_setup,
-		.size = sizeof(struct rmawin_ring_setup),
-		.min_size = offsetofend(struct rmawin_ring_setup, off),
-	},
-	[RMAWIN_CMD_RING_ENTER - RMAWIN_CMD_FIRST] = {
-		.handler = rmawin_ioctl_ring_enter,
-		.size = sizeof(struct rmawin_ring_enter),
-		.min_size = offsetofend(struct rmawin_ring_enter, flags),
-	},
+	RMAWIN_IOCTL(QUERY, rmawin_ioctl_query, rmawin_query, dev_entry_size, true),
+	RMAWIN_IOCTL(EP_BIND, rmawin_ioctl_ep_bind, rmawin_ep_bind, reserved, false),
+	RMAWIN_IOCTL(GROUP_JOIN, rmawin_ioctl_group_join, rmawin_group_join, key_len, false),
+	RMAWIN_IOCTL(BARRIER, rmawin_ioctl_barrier, rmawin_barrier, flags, false),
+	RMAWIN_IOCTL(WIN_CREATE, rmawin_ioctl_win_create, rmawin_win_create, mmap_offset, true),
+	RMAWIN_IOCTL(WIN_FREE, rmawin_ioctl_win_free, rmawin_win_free, reserved, false),
+	RMAWIN_IOCTL(RMA, rmawin_ioctl_rma, rmawin_rma, op_size, false),
+	RMAWIN_IOCTL(FENCE, rmawin_ioctl_fence, rmawin_fence, reserved, false),
+	RMAWIN_IOCTL(LOCK, rmawin_ioctl_lock, rmawin_passive, reserved, false),
+	RMAWIN_IOCTL(UNLOCK, rmawin_ioctl_unlock, rmawin_passive, reserved, false),
+	RMAWIN_IOCTL(FLUSH, rmawin_ioctl_flush, rmawin_passive, reserved, false),
+	RMAWIN_IOCTL(POST, rmawin_ioctl_post, rmawin_pscw, reserved, false),
+	RMAWIN_IOCTL(START, rmawin_ioctl_start, rmawin_pscw, reserved, false),
+	RMAWIN_IOCTL(COMPLETE, rmawin_ioctl_complete, rmawin_pscw, reserved, false),
+	RMAWIN_IOCTL(WAIT, rmawin_ioctl_wait, rmawin_pscw, reserved, true),
+	RMAWIN_IOCTL(NOTIFY_WAIT, rmawin_ioctl_notify_wait, rmawin_notify_wait, len, true),
+	RMAWIN_IOCTL(RING_SETUP, rmawin_ioctl_ring_setup, rmawin_ring_setup, off, true),
+	RMAWIN_IOCTL(RING_ENTER, rmawin_ioctl_ring_enter, rmawin_ring_enter, flags, false),
 };
+
+/* Larger structs than this are refused without reading their tail. */
+#define RMAWIN_IOCTL_MAX_SIZE	PAGE_SIZE
 
 static long rmawin_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
 {
@@ -157,18 +109,27 @@ static long rmawin_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
 	    nr >= RMAWIN_CMD_LAST)
 		return -ENOTTY;
 	op = &rmawin_ioctl_ops[nr - RMAWIN_CMD_FIRST];
+	/*
+	 * An endpoint reaches its owner's memory: another process that got
+	 * the file (fork, SCM_RIGHTS) may only ask what the module is.
+	 */
+	if (nr != RMAWIN_CMD_QUERY && current->mm != ep->owner)
+		return -EPERM;
 
 	if (get_user(usize, (u32 __user *)uarg))
 		return -EFAULT;
 	if (usize < op->min_size)
 		return -EINVAL;
+	/* a tail of unknown fields is checked for zeroes: only so far */
+	if (usize > RMAWIN_IOCTL_MAX_SIZE)
+		return -E2BIG;
 	ret = copy_struct_from_user(&buf, op->size, uarg, usize);
 	if (ret)
 		return ret;
 
 	ret = op->handler(ep, &buf);
 	/* NOTIFY_WAIT's -EOVERFLOW comes with the count of what was lost */
-	if (ret && ret != -EOVERFLOW)
+	if (!op->out || (ret && ret != -EOVERFLOW))
 		return ret;
 	/* a caller that knows a smaller struct gets only what it knows */
 	if (copy_to_user(uarg, &buf, min_t(u32, usize, op->size)))
@@ -187,6 +148,10 @@ static __poll_t rmawin_poll(struct file *filp, struct poll_table_struct *wait)
 
 static int rmawin_mmap(struct file *filp, struct vm_area_struct *vma)
 {
+	struct rmawin_ep *ep = filp->private_data;
+
+	if (current->mm != ep->owner)
+		return -EPERM;
 	if (vma->vm_pgoff == RMAWIN_RING_MMAP_OFFSET >> PAGE_SHIFT)
 		return rmawin_ring_mmap(filp->private_data, vma);
 	return rmawin_win_mmap(filp->private_data, vma);
@@ -197,8 +162,8 @@ static int rmawin_open(struct inode *inode, struct file *filp)
 	struct rmawin_ep *ep;
 
 	ep = rmawin_ep_alloc();
-	if (!ep)
-		return -ENOMEM;
+	if (IS_ERR(ep))
+		return PTR_ERR(ep);
 	filp->private_data = ep;
 	return nonseekable_open(inode, filp);
 }

@@ -8,18 +8,74 @@
 #include <linux/string.h>
 #include <linux/pid.h>
 #include <linux/sched.h>
+#include <linux/memcontrol.h>
+#include <linux/module.h>
+#include <linux/sched/mm.h>
 
 #include "rmawin.h"
 
+static unsigned int max_endpoints = 64;
+module_param(max_endpoints, uint, 0644);
+MODULE_PARM_DESC(max_endpoints, "Endpoints (open /dev/rmawin files) one process may have");
+
 static atomic_t rmawin_ep_ids = ATOMIC_INIT(0);
 
+/* Endpoints per process (mm), as xa_mk_value() counts. */
+static DEFINE_XARRAY(rmawin_ep_owners);
+static DEFINE_MUTEX(rmawin_ep_owners_lock);
+
+/* One more endpoint for @mm, unless it has max_endpoints already. */
+static int rmawin_owner_get(struct mm_struct *mm)
+{
+	unsigned long n;
+	int ret;
+
+	mutex_lock(&rmawin_ep_owners_lock);
+	n = xa_to_value(xa_load(&rmawin_ep_owners, (unsigned long)mm) ?: xa_mk_value(0));
+	if (n >= READ_ONCE(max_endpoints))
+		ret = -EMFILE;
+	else
+		ret = xa_err(xa_store(&rmawin_ep_owners, (unsigned long)mm, xa_mk_value(n + 1),
+				      GFP_KERNEL_ACCOUNT));
+	mutex_unlock(&rmawin_ep_owners_lock);
+	return ret;
+}
+
+static void rmawin_owner_put(struct mm_struct *mm)
+{
+	unsigned long n;
+
+	mutex_lock(&rmawin_ep_owners_lock);
+	n = xa_to_value(xa_load(&rmawin_ep_owners, (unsigned long)mm));
+	if (n > 1)
+		xa_store(&rmawin_ep_owners, (unsigned long)mm, xa_mk_value(n - 1), GFP_KERNEL);
+	else
+		xa_erase(&rmawin_ep_owners, (unsigned long)mm);
+	mutex_unlock(&rmawin_ep_owners_lock);
+}
+
+/**
+ * rmawin_ep_alloc() - a new endpoint, owned by the calling process
+ *
+ * Return: the endpoint, or an ERR_PTR: -EMFILE past max_endpoints for the
+ * process, -ENOMEM.
+ */
 struct rmawin_ep *rmawin_ep_alloc(void)
 {
 	struct rmawin_ep *ep;
+	int ret;
 
-	ep = kzalloc(sizeof(*ep), GFP_KERNEL);
-	if (!ep)
-		return NULL;
+	ret = rmawin_owner_get(current->mm);
+	if (ret)
+		return ERR_PTR(ret);
+	ep = kzalloc(sizeof(*ep), GFP_KERNEL_ACCOUNT);
+	if (!ep) {
+		rmawin_owner_put(current->mm);
+		return ERR_PTR(-ENOMEM);
+	}
+	/* the process whose memory the endpoint reaches: nobody else may use it */
+	ep->owner = current->mm;
+	mmgrab(ep->owner);
 	kref_init(&ep->ref);
 	mutex_init(&ep->lock);
 	INIT_LIST_HEAD(&ep->dev_node);
@@ -30,6 +86,8 @@ struct rmawin_ep *rmawin_ep_alloc(void)
 	INIT_LIST_HEAD(&ep->notify_q);
 	ep->id = atomic_inc_return(&rmawin_ep_ids);
 	ep->pid = get_pid(task_tgid(current));
+	/* what peers make us allocate is charged to the opener's cgroup */
+	ep->memcg = get_mem_cgroup_from_mm(current->mm);
 	atomic_inc(&rmawin_stats.endpoints);
 	rmawin_debugfs_ep_add(ep);
 	return ep;
@@ -44,6 +102,9 @@ static void rmawin_ep_free(struct kref *ref)
 	xa_destroy(&ep->wins);
 	xa_destroy(&ep->kmems);
 	rmawin_notify_free(ep);
+	mem_cgroup_put(ep->memcg);
+	rmawin_owner_put(ep->owner);
+	mmdrop(ep->owner);
 	put_pid(ep->pid);
 	kfree(ep);
 	atomic_dec(&rmawin_stats.endpoints);

@@ -11,12 +11,17 @@
 #include <linux/jiffies.h>
 #include <linux/nsproxy.h>
 #include <linux/sched/signal.h>
+#include <linux/module.h>
 #include <net/net_namespace.h>
 
 #include "rmawin.h"
 
 #define RMAWIN_JOIN_TIMEOUT_MS	30000
 #define RMAWIN_QUIESCE_MS	5000
+
+static unsigned int max_ranks = 1024;
+module_param(max_ranks, uint, 0644);
+MODULE_PARM_DESC(max_ranks, "Largest group an endpoint may join (at most 4096)");
 
 static int rmawin_copy_addrs(struct rmawin_group *grp, u64 uptr)
 {
@@ -59,11 +64,11 @@ static struct rmawin_group *rmawin_group_alloc(struct rmawin_ep *ep,
 	struct rmawin_group *grp;
 	u32 i;
 
-	grp = kzalloc(sizeof(*grp), GFP_KERNEL);
+	grp = kzalloc(sizeof(*grp), GFP_KERNEL_ACCOUNT);
 	if (!grp)
 		return NULL;
-	grp->peers = kvcalloc(j->nranks, sizeof(*grp->peers), GFP_KERNEL);
-	grp->addrs = kvcalloc(j->nranks, sizeof(*grp->addrs), GFP_KERNEL);
+	grp->peers = kvcalloc(j->nranks, sizeof(*grp->peers), GFP_KERNEL_ACCOUNT);
+	grp->addrs = kvcalloc(j->nranks, sizeof(*grp->addrs), GFP_KERNEL_ACCOUNT);
 	if (!grp->peers || !grp->addrs) {
 		kvfree(grp->peers);
 		kvfree(grp->addrs);
@@ -230,6 +235,27 @@ static int rmawin_cq_alloc(struct rmawin_group *grp, struct ib_cq **cq, u32 dept
 	return 0;
 }
 
+/*
+ * Every send of every queue pair completes on the one send CQ: each peer's
+ * control messages (RMAWIN_CTRL_DEPTH), a registration and the drain may
+ * be there at once, and data gets what is left of the CQ, evenly.  A group
+ * too large for the device's CQ to give each peer even one is refused.
+ */
+static int rmawin_sq_data_max(struct rmawin_group *grp)
+{
+	u32 peers = grp->nranks - 1, per;
+
+	if (!peers) {
+		grp->sq_data_max = RMAWIN_SQ_DATA;
+		return 0;
+	}
+	per = (grp->scq->cqe - 16) / peers;
+	if (per <= RMAWIN_CTRL_DEPTH + 2)
+		return -ENOMEM;
+	grp->sq_data_max = min_t(u32, RMAWIN_SQ_DATA, per - RMAWIN_CTRL_DEPTH - 2);
+	return 0;
+}
+
 static int rmawin_group_alloc_resources(struct rmawin_group *grp)
 {
 	u32 i;
@@ -238,6 +264,9 @@ static int rmawin_group_alloc_resources(struct rmawin_group *grp)
 	ret = rmawin_cq_alloc(grp, &grp->cq, RMAWIN_CTRL_DEPTH, IB_POLL_WORKQUEUE);
 	if (!ret)
 		ret = rmawin_cq_alloc(grp, &grp->scq, RMAWIN_SQ_DEPTH, IB_POLL_SOFTIRQ);
+	if (ret)
+		return ret;
+	ret = rmawin_sq_data_max(grp);
 	if (ret)
 		return ret;
 	ret = rmawin_bounce_alloc(grp);
@@ -293,7 +322,8 @@ static int rmawin_join_check(const struct rmawin_group_join *j)
 {
 	if (j->flags)
 		return -EINVAL;
-	if (!j->nranks || j->nranks > RMAWIN_MAX_RANKS || j->rank >= j->nranks)
+	if (!j->nranks || j->nranks > min_t(u32, READ_ONCE(max_ranks), RMAWIN_MAX_RANKS) ||
+	    j->rank >= j->nranks)
 		return -EINVAL;
 	if (!j->key_len != !j->key_ptr)
 		return -EINVAL;

@@ -60,10 +60,10 @@ int rmawin_win_lock_init(struct rmawin_win *win)
 
 	spin_lock_init(&win->lk.lock);
 	INIT_LIST_HEAD(&win->lk.waiters);
-	win->held = kcalloc(n, sizeof(*win->held), GFP_KERNEL);
-	win->granted = bitmap_zalloc(n, GFP_KERNEL);
-	win->lk.to_grant = bitmap_zalloc(n, GFP_KERNEL);
-	win->lk.w = kvcalloc(n, sizeof(*win->lk.w), GFP_KERNEL);
+	win->held = kcalloc(n, sizeof(*win->held), GFP_KERNEL_ACCOUNT);
+	win->granted = bitmap_zalloc(n, GFP_KERNEL_ACCOUNT);
+	win->lk.to_grant = bitmap_zalloc(n, GFP_KERNEL_ACCOUNT);
+	win->lk.w = kvcalloc(n, sizeof(*win->lk.w), GFP_KERNEL_ACCOUNT);
 	if (!win->held || !win->granted || !win->lk.to_grant || !win->lk.w) {
 		rmawin_win_lock_free(win);
 		return -ENOMEM;

@@ -18,6 +18,7 @@
  */
 #include <linux/slab.h>
 #include <linux/bitops.h>
+#include <linux/sched/mm.h>
 
 #include "rmawin.h"
 
@@ -113,6 +114,7 @@ static void rmawin_dispatch(struct rmawin_peer *peer, const struct rmawin_wire_h
 			    u32 len)
 {
 	const struct rmawin_msg_def *def;
+	struct mem_cgroup *old_memcg;
 	u16 plen;
 	int state, ret;
 
@@ -136,7 +138,10 @@ static void rmawin_dispatch(struct rmawin_peer *peer, const struct rmawin_wire_h
 	}
 	if (!def->recv)
 		goto bad;	/* a second proof */
+	/* what the message makes us allocate is the endpoint owner's to pay */
+	old_memcg = set_active_memcg(peer->grp->ep->memcg);
 	ret = def->recv(peer, le32_to_cpu(hdr->arg), hdr + 1, plen);
+	set_active_memcg(old_memcg);
 	if (ret == -ENOMEM)
 		rmawin_peer_fail(peer, -ENOMEM);
 	else if (ret)
@@ -215,8 +220,8 @@ int rmawin_ctrl_alloc(struct rmawin_peer *peer)
 	u32 i;
 
 	BUILD_BUG_ON(RMAWIN_CTRL_DEPTH > BITS_PER_LONG);
-	peer->rx_mem = kzalloc(bytes, GFP_KERNEL);
-	peer->tx_mem = kzalloc(bytes, GFP_KERNEL);
+	peer->rx_mem = kzalloc(bytes, GFP_KERNEL_ACCOUNT);
+	peer->tx_mem = kzalloc(bytes, GFP_KERNEL_ACCOUNT);
 	if (!peer->rx_mem || !peer->tx_mem)
 		goto err_free;
 	peer->rx_dma = ib_dma_map_single(ibdev, peer->rx_mem, bytes, DMA_FROM_DEVICE);
@@ -298,6 +303,11 @@ static bool rmawin_tx_try_locked(struct rmawin_peer *peer, int *slot, int *err)
 	lockdep_assert_held(&peer->grp->lock);
 	if (peer->state != RMAWIN_PEER_CONNECTED) {
 		*err = peer->state == RMAWIN_PEER_FAILED ? peer->error : -ENOTCONN;
+		return true;
+	}
+	/* a removed device completes nothing: never wait for a buffer */
+	if (READ_ONCE(peer->grp->ep->dev->dead)) {
+		*err = -ENODEV;
 		return true;
 	}
 	if (peer->tx_busy == ~0UL >> (BITS_PER_LONG - RMAWIN_CTRL_DEPTH))
@@ -414,7 +424,7 @@ int rmawin_msg_send_async(struct rmawin_peer *peer, u8 type, u32 arg,
 
 	if (WARN_ON_ONCE(len > RMAWIN_MSG_MAX_PAYLOAD))
 		return -EINVAL;
-	d = kmalloc(struct_size(d, payload, len), GFP_KERNEL);
+	d = kmalloc(struct_size(d, payload, len), GFP_KERNEL_ACCOUNT);
 	if (!d)
 		return -ENOMEM;
 	d->type = type;

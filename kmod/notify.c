@@ -63,7 +63,7 @@ int rmawin_notify_queue(struct rmawin_ep *ep, u32 source, const struct rmawin_op
 		wake_up_all(&ep->wq);
 		return 0;
 	}
-	e = kmalloc(sizeof(*e), GFP_KERNEL);
+	e = kmalloc(sizeof(*e), GFP_KERNEL_ACCOUNT);
 	if (!e) {
 		atomic_dec(count);
 		return -ENOMEM;

@@ -22,8 +22,6 @@
 #include "rmawin.h"
 
 #define RMAWIN_RMA_MAX_OPS	1024
-/* Send queue slots data may use: the rest are for control messages. */
-#define RMAWIN_SQ_DATA		(RMAWIN_SQ_DEPTH - RMAWIN_CTRL_DEPTH)
 
 /**
  * rmawin_bounce_alloc() - allocate and map the group's bounce buffers
@@ -36,7 +34,7 @@ int rmawin_bounce_alloc(struct rmawin_group *grp)
 	u32 i;
 
 	for (i = 0; i < RMAWIN_BOUNCE_SLOTS; i++) {
-		grp->bounce_mem[i] = kmalloc(RMAWIN_BOUNCE_SIZE, GFP_KERNEL);
+		grp->bounce_mem[i] = kmalloc(RMAWIN_BOUNCE_SIZE, GFP_KERNEL_ACCOUNT);
 		if (!grp->bounce_mem[i])
 			return -ENOMEM;
 		grp->bounce_dma[i] = ib_dma_map_single(grp->ibdev, grp->bounce_mem[i],
@@ -300,7 +298,7 @@ static int rmawin_op_local(const struct rmawin_op_desc *op, const struct rmawin_
 	void *kaddr, *buf;
 
 	/* through a buffer: a fault must not leave zeroes in the window */
-	buf = kmalloc(PAGE_SIZE, GFP_KERNEL);
+	buf = kmalloc(PAGE_SIZE, GFP_KERNEL_ACCOUNT);
 	if (!buf)
 		return -ENOMEM;
 	for (done = 0; done < op->len && !left; done += n, pos += n) {
@@ -373,7 +371,7 @@ static int rmawin_remote_addr(const struct rmawin_remote *r, u64 off,
 
 static bool rmawin_sq_room(struct rmawin_peer *peer)
 {
-	return atomic_read(&peer->sq_data) < RMAWIN_SQ_DATA ||
+	return atomic_read(&peer->sq_data) < peer->grp->sq_data_max ||
 	       READ_ONCE(peer->state) != RMAWIN_PEER_CONNECTED;
 }
 
@@ -500,7 +498,7 @@ static int rmawin_op_remote(struct rmawin_ep *ep, const struct rmawin_op_desc *o
 
 	if (READ_ONCE(peer->state) != RMAWIN_PEER_CONNECTED)
 		return peer->error ?: -ECONNRESET;
-	req = kzalloc(sizeof(*req), GFP_KERNEL);
+	req = kzalloc(sizeof(*req), GFP_KERNEL_ACCOUNT);
 	if (!req)
 		return -ENOMEM;
 	atomic_inc(&rmawin_stats.reqs);
@@ -623,6 +621,7 @@ int rmawin_ioctl_rma(struct rmawin_ep *ep, void *arg)
 	u32 i;
 	int ret;
 
+	BUILD_BUG_ON(offsetof(struct rmawin_op_desc, user_data) != RMAWIN_OP_DESC_SIZE_VER0);
 	if (r->flags || !r->nops || r->nops > RMAWIN_RMA_MAX_OPS ||
 	    r->op_size < RMAWIN_OP_DESC_SIZE_VER0 || r->op_size > PAGE_SIZE)
 		return -EINVAL;
@@ -632,8 +631,8 @@ int rmawin_ioctl_rma(struct rmawin_ep *ep, void *arg)
 		targets = &one_target;
 		memset(targets, 0, sizeof(*targets));
 	} else {
-		ops = kvcalloc(r->nops, sizeof(*ops), GFP_KERNEL);
-		targets = kvcalloc(r->nops, sizeof(*targets), GFP_KERNEL);
+		ops = kvcalloc(r->nops, sizeof(*ops), GFP_KERNEL_ACCOUNT);
+		targets = kvcalloc(r->nops, sizeof(*targets), GFP_KERNEL_ACCOUNT);
 	}
 	if (!ops || !targets) {
 		ret = -ENOMEM;

@@ -27,12 +27,12 @@ int rmawin_win_pscw_init(struct rmawin_win *win)
 	struct rmawin_pscw_state *s = &win->pscw;
 	u32 n = win->ep->group->nranks;
 
-	s->posts_rcvd = kcalloc(n, sizeof(*s->posts_rcvd), GFP_KERNEL);
-	s->completes_rcvd = kcalloc(n, sizeof(*s->completes_rcvd), GFP_KERNEL);
-	s->posts_used = kcalloc(n, sizeof(*s->posts_used), GFP_KERNEL);
-	s->completes_due = kcalloc(n, sizeof(*s->completes_due), GFP_KERNEL);
-	s->access = bitmap_zalloc(n, GFP_KERNEL);
-	s->exposure = bitmap_zalloc(n, GFP_KERNEL);
+	s->posts_rcvd = kcalloc(n, sizeof(*s->posts_rcvd), GFP_KERNEL_ACCOUNT);
+	s->completes_rcvd = kcalloc(n, sizeof(*s->completes_rcvd), GFP_KERNEL_ACCOUNT);
+	s->posts_used = kcalloc(n, sizeof(*s->posts_used), GFP_KERNEL_ACCOUNT);
+	s->completes_due = kcalloc(n, sizeof(*s->completes_due), GFP_KERNEL_ACCOUNT);
+	s->access = bitmap_zalloc(n, GFP_KERNEL_ACCOUNT);
+	s->exposure = bitmap_zalloc(n, GFP_KERNEL_ACCOUNT);
 	if (!s->posts_rcvd || !s->completes_rcvd || !s->posts_used || !s->completes_due ||
 	    !s->access || !s->exposure) {
 		rmawin_win_pscw_free(win);
@@ -244,10 +244,15 @@ static int rmawin_do_start(struct rmawin_ep *ep, struct rmawin_pscw *p)
 		WRITE_ONCE(s->posts_used[r], s->posts_used[r] + 1);
 	if (wait_event_killable(ep->wq,
 				rmawin_pscw_arrived(win, s->access, s->posts_rcvd, s->posts_used)))
-		return -EINTR;
-	ret = rmawin_pscw_failed(win, s->access, s->posts_rcvd, s->posts_used);
-	if (ret)
+		ret = -EINTR;
+	else
+		ret = rmawin_pscw_failed(win, s->access, s->posts_rcvd, s->posts_used);
+	if (ret) {
+		/* no epoch started: the POSTs it was to use are for the next START */
+		for_each_set_bit(r, s->access, ep->group->nranks)
+			WRITE_ONCE(s->posts_used[r], s->posts_used[r] - 1);
 		return ret;
+	}
 	win->fence_open = false;
 	s->started = true;
 	return 0;

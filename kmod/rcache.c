@@ -98,6 +98,9 @@ static void rmawin_ent_free(struct rmawin_rcache_ent *e)
 		list_del(&e->node);
 		rc->pages -= e->npages;
 		atomic64_sub(e->npages, &rc->mm->pinned_vm);
+	} else if (e->charged) {
+		atomic64_sub(e->npages, &e->charged->pinned_vm);
+		mmdrop(e->charged);
 	}
 	rmawin_ent_unmap(e);
 	kvfree(e->pages);
@@ -142,6 +145,21 @@ rmawin_rcache_find(struct rmawin_rcache *rc, unsigned long start, unsigned long 
 	return NULL;
 }
 
+/* Charge a private entry's pages to the caller's RLIMIT_MEMLOCK, as a window's. */
+static bool rmawin_ent_charge_private(struct rmawin_rcache_ent *e)
+{
+	unsigned long limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
+	struct mm_struct *mm = current->mm;
+
+	if (atomic64_add_return(e->npages, &mm->pinned_vm) > limit && !capable(CAP_IPC_LOCK)) {
+		atomic64_sub(e->npages, &mm->pinned_vm);
+		return false;
+	}
+	mmgrab(mm);
+	e->charged = mm;
+	return true;
+}
+
 /* Room for @npages more cached pages under RLIMIT_MEMLOCK? Charges them. */
 static bool rmawin_rcache_charge(struct rmawin_rcache *rc, unsigned long npages)
 {
@@ -166,11 +184,11 @@ rmawin_ent_alloc(struct rmawin_rcache *rc, unsigned long start, unsigned long np
 {
 	struct rmawin_rcache_ent *e;
 
-	e = kzalloc(sizeof(*e), GFP_KERNEL);
+	e = kzalloc(sizeof(*e), GFP_KERNEL_ACCOUNT);
 	if (!e)
 		return NULL;
-	e->pages = kvcalloc(npages, sizeof(*e->pages), GFP_KERNEL);
-	e->dma = kvcalloc(npages, sizeof(*e->dma), GFP_KERNEL);
+	e->pages = kvcalloc(npages, sizeof(*e->pages), GFP_KERNEL_ACCOUNT);
+	e->dma = kvcalloc(npages, sizeof(*e->dma), GFP_KERNEL_ACCOUNT);
 	if (!e->pages || !e->dma) {
 		kvfree(e->pages);
 		kvfree(e->dma);
@@ -240,6 +258,11 @@ struct rmawin_rcache_ent *rmawin_rcache_get(struct rmawin_rcache *rc, u64 addr, 
 		return ERR_PTR(-ENOMEM);
 	if (rcache_max_pages && len >= RMAWIN_RCACHE_MIN)
 		rmawin_ent_cache(rc, e);
+	/* a private entry's pages are pinned as long as its operation: charged too */
+	if (!e->cached && !rmawin_ent_charge_private(e)) {
+		rmawin_ent_free(e);
+		return ERR_PTR(-ENOMEM);
+	}
 	e->users = 1;
 	return e;
 }

@@ -272,7 +272,7 @@ static struct rmawin_ring *rmawin_ring_alloc(struct rmawin_ring_setup *s)
 	struct rmawin_ring *ring;
 	u32 cqes_off;
 
-	ring = kzalloc(sizeof(*ring), GFP_KERNEL);
+	ring = kzalloc(sizeof(*ring), GFP_KERNEL_ACCOUNT);
 	if (!ring)
 		return NULL;
 	cqes_off = ALIGN(RMAWIN_RING_SQES_OFF + s->sq_entries * sizeof(struct rmawin_op_desc),

@@ -31,6 +31,7 @@
 struct rmawin_group;
 struct rmawin_lock_waiter;
 struct crypto_shash;
+struct mem_cgroup;
 struct net;
 
 /* Counted per endpoint and for the whole module. */
@@ -86,6 +87,8 @@ struct rmawin_dev {
  * @counters: this endpoint's share of the counters in struct rmawin_stats
  * @debugfs: its file under /sys/kernel/debug/rmawin/
  * @pid: the process that opened it
+ * @owner: its mm (grabbed): the only one whose calls the endpoint takes
+ * @memcg: its memory cgroup, charged for what peers make us allocate
  * @reapable: operations complete and not yet reaped, on any window
  * @notify_lock: protects @notify_q
  * @notify_q: notifications of notified puts, oldest first
@@ -110,6 +113,8 @@ struct rmawin_ep {
 	atomic_long_t counters[RMAWIN_NR_COUNTERS];
 	struct dentry *debugfs;
 	struct pid *pid;
+	struct mm_struct *owner;
+	struct mem_cgroup *memcg;
 	atomic_t reapable;
 	spinlock_t notify_lock;		/* notify_q */
 	struct list_head notify_q;
@@ -120,6 +125,8 @@ struct rmawin_ep {
 /* Control messages: small SEND/RECV messages between the kernels of a group. */
 #define RMAWIN_CTRL_DEPTH	32	/* receive (and send) buffers per peer */
 #define RMAWIN_SQ_DEPTH		256	/* send work requests per queue pair */
+/* Send queue slots data may use: the rest are for control messages. */
+#define RMAWIN_SQ_DATA		(RMAWIN_SQ_DEPTH - RMAWIN_CTRL_DEPTH)
 /* ceil(log2(RMAWIN_MAX_RANKS)): rounds of the dissemination barrier */
 #define RMAWIN_BARRIER_ROUNDS	12
 /*
@@ -425,7 +432,8 @@ struct rmawin_peer {
  * @users: operations using it (under the endpoint's lock)
  * @writable: pinned for the device to write (gets)
  * @cached: in the cache, charged to RLIMIT_MEMLOCK; else private to one
- *	operation
+ *	operation, and charged to @charged's
+ * @charged: the mm a private entry's pages are charged to
  * @stale: the range changed: never use again (under the cache's lock)
  */
 struct rmawin_rcache_ent {
@@ -443,6 +451,7 @@ struct rmawin_rcache_ent {
 	bool writable;
 	bool cached;
 	bool stale;
+	struct mm_struct *charged;
 };
 
 /**
@@ -476,6 +485,9 @@ struct rmawin_rcache {
  * @listen_id: accepts connections from higher ranks
  * @cq: the receive completion queue of every queue pair of the group
  *	(control messages), polled from a workqueue: its handlers sleep
+ * @sq_data_max: data work requests one peer's queue pair may have in
+ *	flight: RMAWIN_SQ_DATA, or fewer where the device's largest send
+ *	completion queue cannot hold that many for every peer
  * @scq: the send completion queue of every queue pair (RDMA reads and
  *	writes, registrations, control message sends), polled in softirq
  *	context: its handlers never sleep, and a waiter is woken straight
@@ -511,6 +523,7 @@ struct rmawin_group {
 	struct rdma_cm_id *listen_id;
 	struct ib_cq *cq;
 	struct ib_cq *scq;
+	u32 sq_data_max;
 	struct rmawin_peer *peers;
 	spinlock_t lock;		/* peer states, tx bitmaps */
 	atomic_t nconnected;

@@ -17,8 +17,13 @@
 #include <linux/uaccess.h>
 #include <linux/overflow.h>
 #include <linux/random.h>
+#include <linux/module.h>
 
 #include "rmawin.h"
+
+static unsigned int max_windows = 1024;
+module_param(max_windows, uint, 0644);
+MODULE_PARM_DESC(max_windows, "Windows one endpoint may have at once");
 
 /* Windows larger than this are refused outright. */
 #define RMAWIN_WIN_MAX		BIT_ULL(40)
@@ -34,15 +39,15 @@ static struct rmawin_win_table *rmawin_table_get(struct rmawin_group *grp, u32 i
 	tbl = xa_load(&grp->tables, id);
 	if (tbl)
 		return tbl;
-	tbl = kzalloc(sizeof(*tbl), GFP_KERNEL);
+	tbl = kzalloc(sizeof(*tbl), GFP_KERNEL_ACCOUNT);
 	if (!tbl)
 		return NULL;
-	tbl->remote = kvcalloc(grp->nranks, sizeof(*tbl->remote), GFP_KERNEL);
+	tbl->remote = kvcalloc(grp->nranks, sizeof(*tbl->remote), GFP_KERNEL_ACCOUNT);
 	if (!tbl->remote) {
 		kfree(tbl);
 		return NULL;
 	}
-	old = xa_cmpxchg(&grp->tables, id, NULL, tbl, GFP_KERNEL);
+	old = xa_cmpxchg(&grp->tables, id, NULL, tbl, GFP_KERNEL_ACCOUNT);
 	if (old) {
 		kvfree(tbl->remote);
 		kfree(tbl);
@@ -106,7 +111,7 @@ static int rmawin_desc_start(struct rmawin_remote *r, const struct rmawin_wire_d
 	r->page_off = page_off;
 	r->nmrs = nmrs;
 	if (nmrs) {
-		r->mrs = kvcalloc(nmrs, sizeof(*r->mrs), GFP_KERNEL);
+		r->mrs = kvcalloc(nmrs, sizeof(*r->mrs), GFP_KERNEL_ACCOUNT);
 		if (!r->mrs)
 			return -ENOMEM;
 	}
@@ -227,12 +232,17 @@ static int rmawin_win_pin(struct rmawin_win *win)
 	int ret;
 
 	win->npages = ((win->base + win->length - 1) >> PAGE_SHIFT) - first + 1;
-	win->pages = kvcalloc(win->npages, sizeof(*win->pages), GFP_KERNEL);
-	if (!win->pages)
-		return -ENOMEM;
+	/* charged before anything is allocated for it */
 	ret = rmawin_win_charge(win);
-	if (ret)
-		goto err_free;
+	if (ret) {
+		win->npages = 0;
+		return ret;
+	}
+	win->pages = kvcalloc(win->npages, sizeof(*win->pages), GFP_KERNEL_ACCOUNT);
+	if (!win->pages) {
+		ret = -ENOMEM;
+		goto err_uncharge;
+	}
 
 	while (done < win->npages) {
 		ret = pin_user_pages_fast((first + done) << PAGE_SHIFT,
@@ -254,10 +264,10 @@ static int rmawin_win_pin(struct rmawin_win *win)
 
 err_unpin:
 	unpin_user_pages(win->pages, done);
-	rmawin_win_uncharge(win);
-err_free:
 	kvfree(win->pages);
 	win->pages = NULL;
+err_uncharge:
+	rmawin_win_uncharge(win);
 	win->npages = 0;
 	return ret;
 }
@@ -286,20 +296,21 @@ static int rmawin_win_alloc_pages(struct rmawin_win *win)
 	ret = rmawin_win_charge(win);
 	if (ret)
 		goto err_zero;
-	kmem = kzalloc(sizeof(*kmem), GFP_KERNEL);
+	kmem = kzalloc(sizeof(*kmem), GFP_KERNEL_ACCOUNT);
 	if (!kmem)
 		goto err_uncharge;
 	kref_init(&kmem->ref);
 	kmem->npages = win->npages;
-	kmem->pages = kvcalloc(kmem->npages, sizeof(*kmem->pages), GFP_KERNEL);
+	kmem->pages = kvcalloc(kmem->npages, sizeof(*kmem->pages), GFP_KERNEL_ACCOUNT);
 	if (!kmem->pages)
 		goto err_put;
 	for (i = 0; i < kmem->npages; i++) {
-		kmem->pages[i] = alloc_page(GFP_KERNEL | __GFP_ZERO);
+		/* the process's memory cgroup pays for its window */
+		kmem->pages[i] = alloc_page(GFP_KERNEL_ACCOUNT | __GFP_ZERO);
 		if (!kmem->pages[i])
 			goto err_put;
 	}
-	ret = xa_insert(&win->ep->kmems, win->id, kmem, GFP_KERNEL);
+	ret = xa_insert(&win->ep->kmems, win->id, kmem, GFP_KERNEL_ACCOUNT);
 	if (ret)
 		goto err_put_ret;
 	win->kmem = kmem;
@@ -437,7 +448,7 @@ static int rmawin_chunk_map(struct rmawin_win *win, struct rmawin_mr_chunk *c, u
 	int ret, nents;
 
 	ret = sg_alloc_table_from_pages(&c->sgt, win->pages + first, last - first,
-					i ? 0 : off, end - start, GFP_KERNEL);
+					i ? 0 : off, end - start, GFP_KERNEL_ACCOUNT);
 	if (ret)
 		return ret;
 	ret = ib_dma_map_sgtable_attrs(ibdev, &c->sgt, DMA_BIDIRECTIONAL, 0);
@@ -563,7 +574,7 @@ static int rmawin_win_register_blocks(struct rmawin_win *win)
 	if (n > RMAWIN_WIN_MAX_MRS)
 		return -EFBIG;
 	win->nchunks = n;
-	win->chunks = kvcalloc(win->nchunks, sizeof(*win->chunks), GFP_KERNEL);
+	win->chunks = kvcalloc(win->nchunks, sizeof(*win->chunks), GFP_KERNEL_ACCOUNT);
 	if (!win->chunks)
 		return -ENOMEM;
 	for (i = 0; i < win->nchunks; i++) {
@@ -620,7 +631,7 @@ static int rmawin_win_send_desc(struct rmawin_win *win, int status)
 	u32 i, first = 0, k, nmrs, count;
 	int ret = 0;
 
-	d = kzalloc(RMAWIN_MSG_MAX_PAYLOAD, GFP_KERNEL);
+	d = kzalloc(RMAWIN_MSG_MAX_PAYLOAD, GFP_KERNEL_ACCOUNT);
 	if (!d)
 		return -ENOMEM;
 	nmrs = rmawin_desc_fill(win, d, status);
@@ -726,7 +737,11 @@ int rmawin_ioctl_win_create(struct rmawin_ep *ep, void *arg)
 	if (ret)
 		goto out_unlock;
 	grp = ep->group;
-	win = kzalloc(sizeof(*win), GFP_KERNEL);
+	if (atomic_long_read(&ep->counters[RMAWIN_CNT_WINDOWS]) >= READ_ONCE(max_windows)) {
+		ret = -EMFILE;
+		goto out_unlock;
+	}
+	win = kzalloc(sizeof(*win), GFP_KERNEL_ACCOUNT);
 	if (!win) {
 		ret = -ENOMEM;
 		goto out_unlock;
@@ -754,7 +769,7 @@ int rmawin_ioctl_win_create(struct rmawin_ep *ep, void *arg)
 	 * descriptor may lock or accumulate at once.
 	 */
 	if (!ret)
-		ret = xa_err(xa_store(&ep->wins, win->id, win, GFP_KERNEL));
+		ret = xa_err(xa_store(&ep->wins, win->id, win, GFP_KERNEL_ACCOUNT));
 	if (grp->nranks > 1) {
 		win->tbl = rmawin_table_get(grp, win->id);
 		send_ret = win->tbl ? rmawin_win_send_desc(win, ret) : -ENOMEM;

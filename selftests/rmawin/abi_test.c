@@ -8,6 +8,10 @@
 
 #include "rmawin_test.h"
 
+#ifndef offsetofend
+#define offsetofend(T, m)	(offsetof(T, m) + sizeof(((T *)0)->m))
+#endif
+
 FIXTURE(rmawin) {
 	int fd;
 };
@@ -205,10 +209,11 @@ TEST_F(rmawin, struct_too_small_refused)
 }
 
 /*
- * A huge size means "a newer struct": its tail is checked for zeros up to
- * the first fault (EFAULT) or non-zero byte (E2BIG).
+ * A larger size means "a newer struct": its tail is checked for zeros up
+ * to the first fault (EFAULT) or non-zero byte (E2BIG); a struct of more
+ * than a page is E2BIG without a look.
  */
-TEST_F(rmawin, struct_huge_size_tail_checked)
+TEST_F(rmawin, struct_larger_size_tail_checked)
 {
 	long pg = sysconf(_SC_PAGESIZE);
 	struct rmawin_query *q;
@@ -219,11 +224,130 @@ TEST_F(rmawin, struct_huge_size_tail_checked)
 	ASSERT_NE(MAP_FAILED, map);
 	ASSERT_EQ(0, munmap(map + pg, pg));
 	q = (struct rmawin_query *)(map + pg - 2 * sizeof(*q));
-	q->size = 0xffffffffu;
+	q->size = 4 * sizeof(*q);		/* the tail runs off the mapping */
 	EXPECT_ERRNO(EFAULT, ioctl(self->fd, RMAWIN_IOC_QUERY, q));
 	map[pg - 1] = 1;
 	EXPECT_ERRNO(E2BIG, ioctl(self->fd, RMAWIN_IOC_QUERY, q));
+	q->size = pg + 1;
+	map[pg - 1] = 0;
+	EXPECT_ERRNO(E2BIG, ioctl(self->fd, RMAWIN_IOC_QUERY, q));
+	q->size = 0xffffffffu;
+	EXPECT_ERRNO(E2BIG, ioctl(self->fd, RMAWIN_IOC_QUERY, q));
 	ASSERT_EQ(0, munmap(map, pg));
+}
+
+/*
+ * Size negotiation, command by command, on a fresh endpoint: what the
+ * command answers a zeroed struct of its own size, it answers the same
+ * with a zero tail after it; a non-zero tail is E2BIG, a size below its
+ * first revision EINVAL, more than a page E2BIG.
+ */
+static const struct {
+	unsigned long cmd;
+	const char *name;
+	__u32 size;		/* sizeof() the struct */
+	__u32 min_size;		/* its first revision */
+	int err;		/* what a zeroed struct gets on a fresh endpoint */
+} sizes[] = {
+	{ RMAWIN_IOC_QUERY, "QUERY", sizeof(struct rmawin_query),
+	  offsetofend(struct rmawin_query, dev_entry_size), 0 },
+	{ RMAWIN_IOC_EP_BIND, "EP_BIND", sizeof(struct rmawin_ep_bind),
+	  offsetofend(struct rmawin_ep_bind, reserved), ENODEV },
+	{ RMAWIN_IOC_GROUP_JOIN, "GROUP_JOIN", sizeof(struct rmawin_group_join),
+	  offsetofend(struct rmawin_group_join, key_len), EINVAL },
+	{ RMAWIN_IOC_BARRIER, "BARRIER", sizeof(struct rmawin_barrier),
+	  offsetofend(struct rmawin_barrier, flags), ENOTCONN },
+	{ RMAWIN_IOC_WIN_CREATE, "WIN_CREATE", sizeof(struct rmawin_win_create),
+	  offsetofend(struct rmawin_win_create, mmap_offset), EINVAL },
+	{ RMAWIN_IOC_WIN_FREE, "WIN_FREE", sizeof(struct rmawin_win_free),
+	  offsetofend(struct rmawin_win_free, reserved), ENOTCONN },
+	{ RMAWIN_IOC_RMA, "RMA", sizeof(struct rmawin_rma),
+	  offsetofend(struct rmawin_rma, op_size), EINVAL },
+	{ RMAWIN_IOC_FENCE, "FENCE", sizeof(struct rmawin_fence),
+	  offsetofend(struct rmawin_fence, reserved), ENOTCONN },
+	{ RMAWIN_IOC_LOCK, "LOCK", sizeof(struct rmawin_passive),
+	  offsetofend(struct rmawin_passive, reserved), ENOTCONN },
+	{ RMAWIN_IOC_UNLOCK, "UNLOCK", sizeof(struct rmawin_passive),
+	  offsetofend(struct rmawin_passive, reserved), ENOTCONN },
+	{ RMAWIN_IOC_FLUSH, "FLUSH", sizeof(struct rmawin_passive),
+	  offsetofend(struct rmawin_passive, reserved), ENOTCONN },
+	{ RMAWIN_IOC_POST, "POST", sizeof(struct rmawin_pscw),
+	  offsetofend(struct rmawin_pscw, reserved), ENOTCONN },
+	{ RMAWIN_IOC_START, "START", sizeof(struct rmawin_pscw),
+	  offsetofend(struct rmawin_pscw, reserved), ENOTCONN },
+	{ RMAWIN_IOC_COMPLETE, "COMPLETE", sizeof(struct rmawin_pscw),
+	  offsetofend(struct rmawin_pscw, reserved), ENOTCONN },
+	{ RMAWIN_IOC_WAIT, "WAIT", sizeof(struct rmawin_pscw),
+	  offsetofend(struct rmawin_pscw, reserved), ENOTCONN },
+	{ RMAWIN_IOC_NOTIFY_WAIT, "NOTIFY_WAIT", sizeof(struct rmawin_notify_wait),
+	  offsetofend(struct rmawin_notify_wait, len), ENOTCONN },
+	{ RMAWIN_IOC_RING_SETUP, "RING_SETUP", sizeof(struct rmawin_ring_setup),
+	  offsetofend(struct rmawin_ring_setup, off), ENOTCONN },
+	{ RMAWIN_IOC_RING_ENTER, "RING_ENTER", sizeof(struct rmawin_ring_enter),
+	  offsetofend(struct rmawin_ring_enter, flags), ENXIO },
+};
+
+/* The command on a zeroed struct of @size bytes, the last 8 set to @tail. */
+static int sized_ioctl(int fd, unsigned long cmd, __u32 size, __u32 real, __u8 tail)
+{
+	static __u64 buf[1024];
+
+	memset(buf, 0, sizeof(buf));
+	memcpy(buf, &size, sizeof(size));
+	if (size > real)
+		memset((char *)buf + size - 8, tail, 8);
+	return ioctl(fd, cmd, buf) ? errno : 0;
+}
+
+TEST(size_negotiation_every_command)
+{
+	unsigned int i;
+
+	ASSERT_EQ(RMAWIN_CMD_LAST - RMAWIN_CMD_QUERY, ARRAY_SIZE(sizes));
+	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
+		int fd = open(RMAWIN_DEV_PATH, O_RDWR);
+
+		ASSERT_LE(0, fd);
+		EXPECT_EQ(sizes[i].err, sized_ioctl(fd, sizes[i].cmd, sizes[i].size,
+						    sizes[i].size, 0))
+			TH_LOG("%s: own size", sizes[i].name);
+		EXPECT_EQ(sizes[i].err, sized_ioctl(fd, sizes[i].cmd, sizes[i].size + 16,
+						    sizes[i].size, 0))
+			TH_LOG("%s: a zero tail", sizes[i].name);
+		EXPECT_EQ(E2BIG, sized_ioctl(fd, sizes[i].cmd, sizes[i].size + 16,
+					     sizes[i].size, 1))
+			TH_LOG("%s: a non-zero tail", sizes[i].name);
+		EXPECT_EQ(EINVAL, sized_ioctl(fd, sizes[i].cmd, sizes[i].min_size - 4,
+					      sizes[i].size, 0))
+			TH_LOG("%s: below its first revision", sizes[i].name);
+		EXPECT_EQ(E2BIG, sized_ioctl(fd, sizes[i].cmd, 4097, sizes[i].size, 0))
+			TH_LOG("%s: more than a page", sizes[i].name);
+		close(fd);
+	}
+}
+
+/*
+ * An input-only ioctl never writes its struct back: one in read-only
+ * memory works (it used to act, then fail with EFAULT on the copy back).
+ * One with results still needs writable memory.
+ */
+TEST_F(rmawin, input_only_struct_may_be_read_only)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	struct rmawin_ep_bind *b;
+	struct rmawin_query *q;
+
+	b = mmap(NULL, pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, b);
+	b->size = sizeof(*b);
+	strcpy(b->ibdev, rmawin_test_ibdev());
+	q = (struct rmawin_query *)((char *)b + 512);
+	q->size = sizeof(*q);
+	ASSERT_EQ(0, mprotect(b, pg, PROT_READ));
+	EXPECT_EQ(0, ioctl(self->fd, RMAWIN_IOC_EP_BIND, b)) TH_LOG("%s", strerror(errno));
+	EXPECT_ERRNO(EBUSY, ioctl(self->fd, RMAWIN_IOC_EP_BIND, b));	/* it did bind */
+	EXPECT_ERRNO(EFAULT, ioctl(self->fd, RMAWIN_IOC_QUERY, q));
+	ASSERT_EQ(0, munmap(b, pg));
 }
 
 TEST_F(rmawin, unknown_ioctl_enotty)

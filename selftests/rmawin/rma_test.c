@@ -1509,7 +1509,17 @@ TEST(rma_struct_fields)
 							 strerror(errno));
 	r.ops_ptr = (uintptr_t)&op;
 	r.nops = 1;
-	r.op_size = sizeof(op) - 8;
+	/*
+	 * A binary built before user_data: its descriptors are 64 bytes (this
+	 * one moves no data: the window must see only the put at the end)
+	 */
+	r.op_size = RMAWIN_OP_DESC_SIZE_VER0;
+	r.ops_ptr = (uintptr_t)&ops[0];
+	EXPECT_EQ(64, RMAWIN_OP_DESC_SIZE_VER0);
+	EXPECT_EQ(0, ioctl(p.fd, RMAWIN_IOC_RMA, &r)) TH_LOG("a first-revision descriptor: %s",
+							 strerror(errno));
+	r.ops_ptr = (uintptr_t)&op;
+	r.op_size = RMAWIN_OP_DESC_SIZE_VER0 - 8;
 	EXPECT_ERRNO(EINVAL, ioctl(p.fd, RMAWIN_IOC_RMA, &r));
 	r.op_size = 0;
 	EXPECT_ERRNO(EINVAL, ioctl(p.fd, RMAWIN_IOC_RMA, &r));

@@ -11,7 +11,11 @@
  *    one is accepted when the extra tail is zero and refused with -E2BIG
  *    otherwise (copy_struct_from_user());
  *  - only fixed-width types, pointers passed as __u64, structs padded to a
- *    multiple of 8 bytes;
+ *    multiple of 8 bytes, 64-bit fields __aligned_u64 so that 32-bit
+ *    userspace lays them out as the kernel does;
+ *  - a struct larger than 4096 bytes is -E2BIG;
+ *  - only ioctls with results write their struct back, on success: an
+ *    input-only struct may be read-only memory;
  *  - unknown flags and non-zero reserved fields are -EINVAL;
  *  - RMAWIN_IOC_QUERY reports the ABI version and feature bits.
  */
@@ -144,7 +148,7 @@ enum rmawin_port_state {
 struct rmawin_dev_info {
 	char name[RMAWIN_DEVNAME_MAX];
 	char netdev[RMAWIN_IFNAME_MAX];
-	__u64 node_guid;
+	__aligned_u64 node_guid;
 	__u32 port;
 	__u32 state;
 	__u32 active_mtu;
@@ -153,7 +157,7 @@ struct rmawin_dev_info {
 	__u32 max_sge;
 	__u32 max_fast_reg_page_list_len;
 	__u32 atomic_cap;
-	__u64 reserved[4];
+	__aligned_u64 reserved[4];
 };
 
 /**
@@ -175,8 +179,8 @@ struct rmawin_query {
 	__u32 flags;
 	__u32 abi_version;
 	__u32 ndevs;
-	__u64 features;
-	__u64 devs_ptr;
+	__aligned_u64 features;
+	__aligned_u64 devs_ptr;
 	__u32 devs_len;
 	__u32 dev_entry_size;
 };
@@ -274,8 +278,8 @@ struct rmawin_group_join {
 	__u32 flags;
 	__u32 rank;
 	__u32 nranks;
-	__u64 addrs_ptr;
-	__u64 key_ptr;
+	__aligned_u64 addrs_ptr;
+	__aligned_u64 key_ptr;
 	__u32 timeout_ms;
 	__u32 key_len;
 };
@@ -328,11 +332,11 @@ struct rmawin_barrier {
 struct rmawin_win_create {
 	__u32 size;
 	__u32 flags;
-	__u64 base;
-	__u64 length;
+	__aligned_u64 base;
+	__aligned_u64 length;
 	__u32 disp_unit;
 	__u32 win;
-	__u64 mmap_offset;
+	__aligned_u64 mmap_offset;
 };
 
 /* The module allocates the window's memory; mmap it at @mmap_offset. */
@@ -487,17 +491,17 @@ struct rmawin_op_desc {
 	__u32 target;
 	__u32 win;
 	__u32 tag;
-	__u64 origin;
-	__u64 len;
-	__u64 target_disp;
-	__u64 result;
-	__u64 compare;
-	__u64 reserved;
-	__u64 user_data;
+	__aligned_u64 origin;
+	__aligned_u64 len;
+	__aligned_u64 target_disp;
+	__aligned_u64 result;
+	__aligned_u64 compare;
+	__aligned_u64 reserved;
+	__aligned_u64 user_data;
 };
 
 /* sizeof(struct rmawin_op_desc) before @user_data: RMAWIN_IOC_RMA still takes it */
-#define RMAWIN_OP_DESC_SIZE_VER0	72
+#define RMAWIN_OP_DESC_SIZE_VER0	64
 
 /**
  * struct rmawin_rma - RMAWIN_IOC_RMA: issue a batch of operations
@@ -518,7 +522,7 @@ struct rmawin_op_desc {
 struct rmawin_rma {
 	__u32 size;
 	__u32 flags;
-	__u64 ops_ptr;
+	__aligned_u64 ops_ptr;
 	__u32 nops;
 	__u32 op_size;
 };
@@ -629,7 +633,7 @@ struct rmawin_pscw {
 	__u32 flags;
 	__u32 win;
 	__u32 n;
-	__u64 ranks_ptr;
+	__aligned_u64 ranks_ptr;
 	__u32 done;
 	__u32 reserved;
 };
@@ -673,8 +677,8 @@ struct rmawin_notify_wait {
 	__s32 timeout_ms;
 	__u32 source;
 	__u32 tag;
-	__u64 target_disp;
-	__u64 len;
+	__aligned_u64 target_disp;
+	__aligned_u64 len;
 	__u32 lost;
 	__u32 reserved;
 };
@@ -730,7 +734,7 @@ struct rmawin_ring_offsets {
  *	was dropped, @user_data is 0
  */
 struct rmawin_cqe {
-	__u64 user_data;
+	__aligned_u64 user_data;
 	__s32 res;
 	__u32 flags;
 };
@@ -780,8 +784,8 @@ struct rmawin_ring_setup {
 	__u32 cq_entries;
 	__u32 idle_us;
 	__u32 reserved;
-	__u64 mmap_offset;
-	__u64 mmap_len;
+	__aligned_u64 mmap_offset;
+	__aligned_u64 mmap_len;
 	struct rmawin_ring_offsets off;
 };
 

@@ -1,0 +1,288 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What one local process may make the module hold: everything is charged
+ * before it is allocated (RLIMIT_MEMLOCK for pinned pages, the memory
+ * cgroup for kernel memory), the module's caps hold (ranks per group,
+ * windows per endpoint, endpoints per process), and an endpoint is its
+ * opener's alone: a process that got the file another way (fork,
+ * SCM_RIGHTS) can only query the module through it.
+ */
+#include <grp.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <arpa/inet.h>
+#include <rmawin.h>
+
+#include "rmawin_test.h"
+
+#define KIB	1024UL
+#define MIB	(1024 * KIB)
+#define PARAM	"/sys/module/rmawin/parameters/"
+
+static long read_long(const char *path)
+{
+	long v = -1;
+	FILE *f = fopen(path, "r");
+
+	if (f) {
+		if (fscanf(f, "%ld", &v) != 1)
+			v = -1;
+		fclose(f);
+	}
+	return v;
+}
+
+static int write_long(const char *path, long v)
+{
+	FILE *f = fopen(path, "w");
+	int ret;
+
+	if (!f)
+		return -1;
+	ret = fprintf(f, "%ld\n", v) < 0;
+	return fclose(f) || ret ? -1 : 0;
+}
+
+/* Drop to nobody with RLIMIT_MEMLOCK at @limit: no CAP_IPC_LOCK any more. */
+static int become_nobody(unsigned long limit)
+{
+	struct rlimit rl = { .rlim_cur = limit, .rlim_max = limit };
+
+	return setrlimit(RLIMIT_MEMLOCK, &rl) || setgroups(0, NULL) || setgid(65534) ||
+	       setuid(65534);
+}
+
+/*
+ * A window of 1 TiB over a 64 KiB limit is -ENOMEM at once: the charge
+ * comes before the array of 2^28 page pointers it would need (which used
+ * to be allocated first, with a WARN above INT_MAX bytes).
+ */
+static int huge_window_rank(int rank, int n, void *arg)
+{
+	/* low enough that 1 TiB after it is still user address space */
+	unsigned char *mem = mmap((void *)0x10000000UL, 4096, PROT_READ | PROT_WRITE,
+				  MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	struct rmawin_win *win;
+	struct rmawin_ep *ep;
+	int ret;
+
+	if (mem == MAP_FAILED || become_nobody(64 * KIB))
+		return 1;
+	if (rmawin_test_open(0, 1, 30300, &ep))
+		return 2;
+	/* the range need not be mapped: it is charged before it is looked at */
+	ret = rmawin_win_create(ep, mem, 1ULL << 40, 1, 0, &win);
+	if (ret != -ENOMEM) {
+		fprintf(stderr, "1 TiB window over a 64 KiB limit: %s\n", rmawin_strerror(ret));
+		return 3;
+	}
+	return rmawin_ep_close(ep) ? 4 : 0;
+}
+
+TEST(huge_window_over_memlock_enomem_before_allocating)
+{
+	if (geteuid())
+		SKIP(return, "dropping privileges needs root");
+	EXPECT_EQ(1, rmawin_test_run_ranks_for(_metadata, 1, huge_window_rank, NULL, 60));
+	rmawin_test_expect_no_leaks(_metadata);
+}
+
+/*
+ * The pages of an origin buffer pinned for one put (not cached) count
+ * against RLIMIT_MEMLOCK as a window's do: 1 MiB over a 64 KiB limit is
+ * -ENOMEM, 32 KiB fits.  (Uncached entries used to pin uncharged.)
+ */
+static int private_pin_rank(int rank, int n, void *arg)
+{
+	unsigned char *buf = mmap(NULL, MIB, PROT_READ | PROT_WRITE,
+				  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct rmawin_win *win;
+	struct rmawin_ep *ep;
+	void *base;
+	int bad = 0;
+
+	if (buf == MAP_FAILED)
+		return 1;
+	memset(buf, 7, MIB);
+	if (rank == 0 && become_nobody(64 * KIB))
+		return 2;
+	if (rmawin_test_open(rank, 2, 30310, &ep))
+		return 3;
+	if (rmawin_win_allocate(ep, rank ? MIB : 0, 1, 0, &base, &win) ||
+	    rmawin_fence(win, 0))
+		return 4;
+	if (rank == 0) {
+		RMAWIN_TEST_WANT(-ENOMEM, rmawin_put(win, buf, MIB, 1, 0));
+		RMAWIN_TEST_WANT(0, rmawin_put(win, buf, 32 * KIB, 1, 0));
+	}
+	if (rmawin_fence(win, 0))
+		return 5;
+	if (rank == 1 && (((unsigned char *)base)[32 * KIB - 1] != 7 ||
+			  ((unsigned char *)base)[32 * KIB] != 0))
+		bad = 1;
+	if (rmawin_win_free(win) || rmawin_ep_close(ep))
+		return 6;
+	return bad ? 7 : 0;
+}
+
+TEST(uncached_pins_charged_to_memlock)
+{
+	if (geteuid())
+		SKIP(return, "dropping privileges needs root");
+	EXPECT_EQ(2, rmawin_test_run_ranks_for(_metadata, 2, private_pin_rank, NULL, 120));
+	rmawin_test_expect_no_leaks(_metadata);
+}
+
+/* An endpoint is its opener's: a forked child may QUERY through it, no more. */
+TEST(shared_fd_other_process_eperm)
+{
+	struct rmawin_barrier b = { .size = sizeof(b) };
+	struct rmawin_query q = { .size = sizeof(q) };
+	struct rmawin_ep *ep;
+	pid_t pid;
+	int fd, st;
+
+	ASSERT_EQ(0, rmawin_test_open(0, 1, 30320, &ep));
+	fd = rmawin_ep_fd(ep);
+	pid = fork();
+	if (!pid) {
+		int bad = 0;
+
+		if (ioctl(fd, RMAWIN_IOC_QUERY, &q))
+			bad |= 1;
+		if (ioctl(fd, RMAWIN_IOC_BARRIER, &b) != -1 || errno != EPERM)
+			bad |= 2;
+		if (mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0) != MAP_FAILED ||
+		    errno != EPERM)
+			bad |= 4;
+		_exit(bad);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &st, 0));
+	EXPECT_TRUE(WIFEXITED(st));
+	EXPECT_EQ(0, WEXITSTATUS(st)) TH_LOG("child: 1 QUERY failed, 2 BARRIER not EPERM, "
+					     "4 mmap not EPERM: %d", WEXITSTATUS(st));
+	/* the owner goes on */
+	EXPECT_EQ(0, ioctl(fd, RMAWIN_IOC_BARRIER, &b));
+	EXPECT_EQ(0, rmawin_ep_close(ep));
+	rmawin_test_expect_no_leaks(_metadata);
+}
+
+TEST(max_endpoints_per_process_emfile)
+{
+	long saved = read_long(PARAM "max_endpoints");
+	int fd[3], i;
+
+	ASSERT_LT(0, saved);
+	ASSERT_EQ(0, write_long(PARAM "max_endpoints", 2));
+	for (i = 0; i < 2; i++) {
+		fd[i] = open(RMAWIN_DEV_PATH, O_RDWR);
+		EXPECT_LE(0, fd[i]);
+	}
+	EXPECT_ERRNO(EMFILE, open(RMAWIN_DEV_PATH, O_RDWR));
+	close(fd[0]);
+	fd[2] = open(RMAWIN_DEV_PATH, O_RDWR);
+	EXPECT_LE(0, fd[2]);
+	close(fd[1]);
+	close(fd[2]);
+	ASSERT_EQ(0, write_long(PARAM "max_endpoints", saved));
+	EXPECT_EQ(0, rmawin_stat("endpoints"));
+}
+
+TEST(max_windows_per_endpoint_emfile)
+{
+	long saved = read_long(PARAM "max_windows");
+	static char mem[3][4096];
+	struct rmawin_win *win[3];
+	struct rmawin_ep *ep;
+
+	ASSERT_LT(0, saved);
+	ASSERT_EQ(0, write_long(PARAM "max_windows", 2));
+	ASSERT_EQ(0, rmawin_test_open(0, 1, 30330, &ep));
+	EXPECT_EQ(0, rmawin_win_create(ep, mem[0], 4096, 1, 0, &win[0]));
+	EXPECT_EQ(0, rmawin_win_create(ep, mem[1], 4096, 1, 0, &win[1]));
+	EXPECT_EQ(-EMFILE, rmawin_win_create(ep, mem[2], 4096, 1, 0, &win[2]));
+	EXPECT_EQ(0, rmawin_win_free(win[0]));
+	EXPECT_EQ(0, rmawin_win_create(ep, mem[2], 4096, 1, 0, &win[2]));
+	EXPECT_EQ(0, rmawin_ep_close(ep));
+	ASSERT_EQ(0, write_long(PARAM "max_windows", saved));
+	rmawin_test_expect_no_leaks(_metadata);
+}
+
+TEST(max_ranks_per_group_einval)
+{
+	long saved = read_long(PARAM "max_ranks");
+	struct rmawin_addr addrs[5];
+	struct rmawin_group_join j = { .size = sizeof(j) };
+	__u8 key[16] = { 1 };
+	int fd, i;
+
+	ASSERT_LT(0, saved);
+	ASSERT_EQ(0, write_long(PARAM "max_ranks", 4));
+	memset(addrs, 0, sizeof(addrs));
+	for (i = 0; i < 5; i++) {
+		addrs[i].family = AF_INET;
+		addrs[i].port = 30340 + i;
+		inet_pton(AF_INET, rmawin_test_ip(), addrs[i].addr);
+	}
+	j.nranks = 5;
+	j.addrs_ptr = (uintptr_t)addrs;
+	j.key_ptr = (uintptr_t)key;
+	j.key_len = sizeof(key);
+	fd = open(RMAWIN_DEV_PATH, O_RDWR);
+	ASSERT_LE(0, fd);
+	EXPECT_ERRNO(EINVAL, ioctl(fd, RMAWIN_IOC_GROUP_JOIN, &j));
+	close(fd);
+	ASSERT_EQ(0, write_long(PARAM "max_ranks", saved));
+	EXPECT_EQ(0, rmawin_stat("groups"));
+}
+
+/*
+ * The pages of an allocated window are the process's memory: its memory
+ * cgroup pays for them (memory.current grows by the window's size).
+ */
+#define CG	"/sys/fs/cgroup/rmawin_test"
+
+static int memcg_rank(int rank, int n, void *arg)
+{
+	long *delta = arg, before, after;
+	struct rmawin_win *win;
+	struct rmawin_ep *ep;
+	char pid[24];
+	FILE *f;
+	void *base;
+
+	snprintf(pid, sizeof(pid), "%d\n", getpid());
+	f = fopen(CG "/cgroup.procs", "w");
+	if (!f || fputs(pid, f) < 0 || fclose(f))
+		return 1;
+	if (rmawin_test_open(0, 1, 30350, &ep))
+		return 2;
+	before = read_long(CG "/memory.current");
+	if (rmawin_win_allocate(ep, 16 * MIB, 1, 0, &base, &win))
+		return 3;
+	after = read_long(CG "/memory.current");
+	*delta = after - before;
+	return rmawin_win_free(win) || rmawin_ep_close(ep) ? 4 : 0;
+}
+
+TEST(allocated_window_charged_to_memcg)
+{
+	long *delta = rmawin_test_shared(sizeof(long));
+	FILE *f;
+
+	ASSERT_NE(NULL, delta);
+	if (access("/sys/fs/cgroup/cgroup.controllers", R_OK))
+		mount("none", "/sys/fs/cgroup", "cgroup2", 0, NULL);
+	f = fopen("/sys/fs/cgroup/cgroup.subtree_control", "w");
+	if (!f || fputs("+memory\n", f) < 0 || fclose(f))
+		SKIP(return, "no cgroup v2 memory controller in this kernel");
+	ASSERT_EQ(0, mkdir(CG, 0755) && errno != EEXIST);
+	EXPECT_EQ(1, rmawin_test_run_ranks_for(_metadata, 1, memcg_rank, delta, 60));
+	EXPECT_LE(16 * (long)MIB, *delta) TH_LOG("memory.current grew by %ld bytes", *delta);
+	rmdir(CG);
+	rmawin_test_expect_no_leaks(_metadata);
+}
+
+TEST_HARNESS_MAIN
