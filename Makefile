@@ -11,7 +11,7 @@ KVER ?= $(shell $(TOP)/tools/kver)
 KDIR ?= /lib/modules/$(KVER)/build
 LINUX_SRC := $(TOP)/build/linux-source-6.1
 
-.PHONY: all deps module lib selftests tools examples lint check demo bench clean install
+.PHONY: all deps module lib selftests tools examples lint check check-debug demo bench clean install
 
 all: module lib selftests tools examples
 
@@ -40,6 +40,15 @@ lint: deps
 
 check: lint all
 	$(TOP)/tools/check
+
+# The whole suite, one guest and two, under a debug kernel built from Debian's
+# linux-source-6.1 (KASAN, lockdep, kmemleak, UBSAN, fault injection), kept in
+# build/debug: the first run builds it (about 10 minutes), later runs reuse it.
+check-debug: all
+	@$(TOP)/tools/deps debug
+	$(TOP)/tools/debug/build-kernel
+	RMAWIN_VM_KERNEL_DIR=$(TOP)/build/debug RMAWIN_KO=$(TOP)/build/debug/mod/kmod/rmawin.ko \
+		RMAWIN_CHECK_SLOW=3 RMAWIN_CHECK_RING_ONLY=1 $(TOP)/tools/check
 
 # The halo exchange on 4 ranks in the VM, checked against a serial solve;
 # writes build/demo/halo.{txt,png}.
