@@ -9,9 +9,11 @@
 TOP := $(CURDIR)
 KVER ?= $(shell $(TOP)/tools/kver)
 KDIR ?= /lib/modules/$(KVER)/build
+# tools/vm and tools/lint boot and check the same kernel the module is built for
+export KVER
 LINUX_SRC := $(TOP)/build/linux-source-6.1
 
-.PHONY: all deps module lib selftests tools examples lint check check-debug demo bench clean install
+.PHONY: all deps module lib selftests tools examples lint check check-debug check-rt fuzz demo bench clean install
 
 all: module lib selftests tools examples
 
@@ -49,6 +51,23 @@ check-debug: all
 	$(TOP)/tools/debug/build-kernel
 	RMAWIN_VM_KERNEL_DIR=$(TOP)/build/debug RMAWIN_KO=$(TOP)/build/debug/mod/kmod/rmawin.ko \
 		RMAWIN_CHECK_SLOW=3 RMAWIN_CHECK_RING_ONLY=1 $(TOP)/tools/check
+
+# The ioctl fuzzer (selftests/rmawin/ioctl_fuzz.c) under the debug kernel:
+# FUZZ_CALLS calls from FUZZ_SEED (a fresh one by default: the run prints it).
+FUZZ_SEED ?= $(shell date +%s)
+FUZZ_CALLS ?= 100000
+
+fuzz: all
+	@$(TOP)/tools/deps debug
+	$(TOP)/tools/debug/build-kernel
+	RMAWIN_VM_KERNEL_DIR=$(TOP)/build/debug RMAWIN_KO=$(TOP)/build/debug/mod/kmod/rmawin.ko \
+		$(TOP)/tools/vm --timeout 7200 -- selftests/rmawin/fuzz.sh $(FUZZ_SEED) $(FUZZ_CALLS)
+
+# The same suite on Debian's PREEMPT_RT kernel (linux-image-rt-amd64), the
+# module built against its headers; installs both first.
+check-rt:
+	@$(TOP)/tools/deps rt
+	$(MAKE) check KVER=$$($(TOP)/tools/kver rt)
 
 # The halo exchange on 4 ranks in the VM, checked against a serial solve;
 # writes build/demo/halo.{txt,png}.

@@ -168,7 +168,7 @@ static int rmawin_acc_send_frag(struct rmawin_req *req, const struct rmawin_op_d
 	u32 cas = op->opcode == RMAWIN_OP_CAS;
 	int ret;
 
-	if (wait_event_killable(req->win->ep->wq, rmawin_acc_room(peer)))
+	if (rmawin_wait_event(req->win->ep, rmawin_acc_room(peer)))
 		return -EINTR;
 	if (READ_ONCE(peer->state) != RMAWIN_PEER_CONNECTED)
 		return peer->error ?: -ECONNRESET;
@@ -210,6 +210,7 @@ int rmawin_acc_issue(struct rmawin_req *req, const struct rmawin_op_desc *op, u6
 	u32 n;
 	int ret;
 
+	lockdep_assert_held(&req->win->ep->lock);
 	req->acc_data = kvmalloc(op->len * (1 + cas), GFP_KERNEL_ACCOUNT);
 	if (rmawin_acc_fetches(op->opcode))
 		req->result = kvzalloc(op->len, GFP_KERNEL_ACCOUNT);

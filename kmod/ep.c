@@ -170,6 +170,9 @@ void rmawin_ep_release(struct rmawin_ep *ep)
 {
 	/* first, so that no reader of the file takes the lock below */
 	rmawin_debugfs_ep_remove(ep);
+	/* every wait ends: the poller's too, which no signal reaches */
+	WRITE_ONCE(ep->closing, true);
+	wake_up_all(&ep->wq);
 	/* the poller takes the lock: stop it first */
 	rmawin_ring_stop(ep);
 	mutex_lock(&ep->lock);
@@ -236,6 +239,7 @@ int rmawin_ep_bind_locked(struct rmawin_ep *ep, struct rmawin_dev *rdev,
 	u32 port;
 	int ret;
 
+	lockdep_assert_held(&ep->lock);
 	ret = rmawin_pick_port(rdev->ibdev, want_port, &port);
 	if (ret)
 		return ret;

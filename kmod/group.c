@@ -150,6 +150,7 @@ void rmawin_group_destroy(struct rmawin_group *grp)
 {
 	u32 i;
 
+	lockdep_assert_held(&grp->ep->lock);
 	if (grp->ep->dev && !READ_ONCE(grp->ep->dev->dead))
 		rmawin_group_quiesce(grp);
 	rmawin_group_stop_events(grp);

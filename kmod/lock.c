@@ -392,7 +392,7 @@ static int rmawin_do_lock(struct rmawin_ep *ep, const struct rmawin_passive *p)
 			return ret;
 		win->nheld++;
 	}
-	if (wait_event_killable(ep->wq, rmawin_granted_or_failed(win, first, last)))
+	if (rmawin_wait_event(ep, rmawin_granted_or_failed(win, first, last)))
 		return -EINTR;
 	if (READ_ONCE(ep->dev->dead))
 		return -ENODEV;
@@ -441,6 +441,7 @@ int rmawin_flush_check(struct rmawin_ep *ep, const struct rmawin_op_desc *op,
 	u32 first, last;
 	int ret;
 
+	lockdep_assert_held(&ep->lock);
 	if (op->flags || op->acc_op || op->datatype || op->tag || op->origin || op->len ||
 	    op->target_disp || op->result || op->compare || op->reserved)
 		return -EINVAL;

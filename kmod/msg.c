@@ -347,10 +347,14 @@ int rmawin_msg_send(struct rmawin_peer *peer, u8 type, u32 arg,
 
 	if (WARN_ON_ONCE(len > RMAWIN_MSG_MAX_PAYLOAD))
 		return -EINVAL;
-	if (wait_event_killable(grp->ep->wq, rmawin_tx_try(peer, &slot, &err)))
+	/* not rmawin_wait_event(): the condition takes a buffer, once */
+	if (wait_event_killable(grp->ep->wq, rmawin_tx_try(peer, &slot, &err) ||
+				READ_ONCE(grp->ep->closing)))
 		return -EINTR;
 	if (err)
 		return err;
+	if (slot < 0)
+		return -EINTR;		/* the endpoint is closing */
 
 	return rmawin_msg_post(peer, slot, type, arg, payload, len);
 }

@@ -207,7 +207,8 @@ int rmawin_win_complete(struct rmawin_win *win)
 {
 	int ret;
 
-	if (wait_event_killable(win->ep->wq, rmawin_win_idle(win)))
+	lockdep_assert_held(&win->ep->lock);
+	if (rmawin_wait_event(win->ep, rmawin_win_idle(win)))
 		return -EINTR;
 	if (READ_ONCE(win->ep->dev->dead))
 		return -ENODEV;
@@ -398,7 +399,7 @@ static int rmawin_req_post(struct rmawin_req *req, const struct rmawin_op_desc *
 			return ret;
 		n = min(to - pos, room);
 		wr.wr.num_sge = rmawin_req_sges(req, op->origin, pos, &n, sge, max_sge);
-		if (wait_event_killable(req->win->ep->wq, rmawin_sq_room(peer)))
+		if (rmawin_wait_event(req->win->ep, rmawin_sq_room(peer)))
 			return -EINTR;
 		if (READ_ONCE(peer->state) != RMAWIN_PEER_CONNECTED)
 			return peer->error ?: -ECONNRESET;
@@ -429,7 +430,7 @@ static int rmawin_req_bounce(struct rmawin_req *req, const struct rmawin_op_desc
 	int slot;
 
 	while ((slot = rmawin_bounce_get(grp)) < 0) {
-		if (wait_event_killable(ep->wq, rmawin_bounce_progress(ep, req->peer)))
+		if (rmawin_wait_event(ep, rmawin_bounce_progress(ep, req->peer)))
 			return -EINTR;
 		if (READ_ONCE(req->peer->state) != RMAWIN_PEER_CONNECTED)
 			return req->peer->error ?: -ECONNRESET;

@@ -242,8 +242,8 @@ static int rmawin_do_start(struct rmawin_ep *ep, struct rmawin_pscw *p)
 		return ret;
 	for_each_set_bit(r, s->access, ep->group->nranks)
 		WRITE_ONCE(s->posts_used[r], s->posts_used[r] + 1);
-	if (wait_event_killable(ep->wq,
-				rmawin_pscw_arrived(win, s->access, s->posts_rcvd, s->posts_used)))
+	if (rmawin_wait_event(ep, rmawin_pscw_arrived(win, s->access, s->posts_rcvd,
+						     s->posts_used)))
 		ret = -EINTR;
 	else
 		ret = rmawin_pscw_failed(win, s->access, s->posts_rcvd, s->posts_used);
@@ -298,10 +298,9 @@ static int rmawin_do_wait(struct rmawin_ep *ep, struct rmawin_pscw *p)
 					      s->completes_due);
 		if (!p->done)
 			return 0;
-	} else if (wait_event_killable(ep->wq,
-				       rmawin_pscw_arrived(win, s->exposure,
-							   s->completes_rcvd,
-							   s->completes_due))) {
+	} else if (rmawin_wait_event(ep, rmawin_pscw_arrived(win, s->exposure,
+							       s->completes_rcvd,
+							       s->completes_due))) {
 		return -EINTR;
 	}
 	s->posted = false;

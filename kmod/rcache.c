@@ -241,6 +241,7 @@ struct rmawin_rcache_ent *rmawin_rcache_get(struct rmawin_rcache *rc, u64 addr, 
 	unsigned long npages = ((addr + len - 1) >> PAGE_SHIFT) - start + 1;
 	struct rmawin_rcache_ent *e;
 
+	lockdep_assert_held(&rc->ep->lock);
 	*hit = false;
 	if (rcache_max_pages && current->mm == rc->mm) {
 		rmawin_rcache_trim(rc, 0);
@@ -282,6 +283,7 @@ int rmawin_rcache_pin(struct rmawin_rcache_ent *e, unsigned long upto)
 	struct ib_device *ibdev = e->rc->ibdev;
 	long ret;
 
+	lockdep_assert_held(&e->rc->ep->lock);
 	while (e->pinned < upto) {
 		ret = pin_user_pages_fast((e->start + e->pinned) << PAGE_SHIFT,
 					  upto - e->pinned, gup, e->pages + e->pinned);
@@ -316,6 +318,7 @@ int rmawin_rcache_pin(struct rmawin_rcache_ent *e, unsigned long upto)
  */
 void rmawin_rcache_put(struct rmawin_rcache_ent *e, bool failed)
 {
+	lockdep_assert_held(&e->rc->ep->lock);
 	if (failed || e->pinned < e->npages)
 		rmawin_ent_set_stale(e);
 	if (--e->users)

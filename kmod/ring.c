@@ -29,6 +29,7 @@
  * away more than RMAWIN_RING_REPROBE_NS ago.
  */
 #include <linux/kthread.h>
+#include <linux/cgroup.h>
 #include <linux/vmalloc.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/stat.h>
@@ -350,6 +351,16 @@ int rmawin_ioctl_ring_setup(struct rmawin_ep *ep, void *arg)
 	task = kthread_create(rmawin_ring_poller, ring, "rmawin_poll/%u", ep->id);
 	if (IS_ERR(task)) {
 		ret = PTR_ERR(task);
+		rmawin_ring_free(ring);
+		goto out_unlock;
+	}
+	/*
+	 * The poller works for this process: in its cgroups (CPU, memory),
+	 * as vhost's workers are, so that nothing it does escapes them.
+	 */
+	ret = cgroup_attach_task_all(current, task);
+	if (ret) {
+		kthread_stop(task);
 		rmawin_ring_free(ring);
 		goto out_unlock;
 	}

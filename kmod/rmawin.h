@@ -95,6 +95,8 @@ struct rmawin_dev {
  * @notify_lost: notifications dropped since a NOTIFY_WAIT last said so
  * @ring: the zero-syscall rings and poller, or NULL; set once under @lock,
  *	freed with the endpoint
+ * @closing: the file is being released: every wait on @wq ends (the
+ *	ring's poller, a kthread, gets no fatal signal to end them)
  */
 struct rmawin_ep {
 	struct kref ref;
@@ -120,7 +122,18 @@ struct rmawin_ep {
 	struct list_head notify_q;
 	atomic_t notify_lost;
 	struct rmawin_ring *ring;
+	bool closing;
 };
+
+/*
+ * Wait on the endpoint's queue until @cond, a fatal signal, or the
+ * endpoint's release: 0 for @cond, -EINTR for the other two.  Every
+ * unbounded wait of the module goes through it, so that neither a caller
+ * nor the ring's poller can outlive a close().
+ */
+#define rmawin_wait_event(ep, cond)						\
+	(wait_event_killable((ep)->wq, (cond) || READ_ONCE((ep)->closing)) ?:	\
+	 (READ_ONCE((ep)->closing) ? -EINTR : 0))
 
 /* Control messages: small SEND/RECV messages between the kernels of a group. */
 #define RMAWIN_CTRL_DEPTH	32	/* receive (and send) buffers per peer */

@@ -73,6 +73,7 @@ int rmawin_group_barrier(struct rmawin_group *grp)
 	u32 n = grp->nranks, rounds, k, dst, src, seq;
 	int ret;
 
+	lockdep_assert_held(&grp->ep->lock);
 	if (n == 1)
 		return 0;
 	rounds = order_base_2(n);
@@ -86,8 +87,7 @@ int rmawin_group_barrier(struct rmawin_group *grp)
 				      NULL, 0);
 		if (ret)
 			return ret;
-		if (wait_event_killable(grp->ep->wq,
-					rmawin_barrier_round_done(grp, k, seq, src)))
+		if (rmawin_wait_event(grp->ep, rmawin_barrier_round_done(grp, k, seq, src)))
 			return -EINTR;
 		/* a peer may leave right after its last message: that is fine */
 		if ((s32)(atomic_read(&grp->barrier_rcvd[k]) - seq) >= 0)

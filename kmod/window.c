@@ -669,7 +669,7 @@ static int rmawin_win_wait_descs(struct rmawin_win *win)
 	struct rmawin_group *grp = win->ep->group;
 	u32 i;
 
-	if (wait_event_killable(grp->ep->wq, rmawin_descs_done(grp, win->tbl)))
+	if (rmawin_wait_event(grp->ep, rmawin_descs_done(grp, win->tbl)))
 		return -EINTR;
 	if (READ_ONCE(grp->ep->dev->dead))
 		return -ENODEV;
@@ -868,6 +868,7 @@ void rmawin_wins_destroy_all(struct rmawin_ep *ep)
 	struct rmawin_win *win;
 	unsigned long id;
 
+	lockdep_assert_held(&ep->lock);
 	xa_for_each(&ep->wins, id, win) {
 		xa_erase(&ep->wins, id);
 		rmawin_win_destroy(win);

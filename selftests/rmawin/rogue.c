@@ -30,6 +30,7 @@
  *                COUNT messages in all, reconnecting whenever cut off
  *   notify       as a member, a flood of valid notifications
  *   barrier4     rank 3 of 4 forges a barrier round it does not send
+ *   mute         as a member, joins a fence, then never answers again
  */
 #include <endian.h>
 #include <errno.h>
@@ -410,6 +411,8 @@ static int case_relay(int side_port)
  * Join victim 0's serve loop as a member: prove, exchange window 0's
  * descriptors, and check that the window's key really reads its memory.
  */
+static uint64_t member_win_len;	/* what our window exposes: 0, or 4096 (mute) */
+
 static int member_join_desc(struct rg_conn *c, bool desc)
 {
 	const struct rg_win *w = &c->win[0];
@@ -421,7 +424,7 @@ static int member_join_desc(struct rg_conn *c, bool desc)
 		return ret;
 	ret = rg_wait_desc(c, 0, 20000);
 	if (!ret && desc)
-		ret = rg_win_desc(c, 0);
+		ret = rg_win_desc_len(c, 0, member_win_len);
 	if (ret)
 		return ret;
 	if (w->length != VICTIM_WIN || !w->nmrs)
@@ -897,6 +900,30 @@ static int case_barrier4(void)
 	return 0;
 }
 
+/*
+ * A member that stops answering: it joins, passes the victim's first
+ * fence, then takes messages and answers none (no accumulate reply ever).
+ * The victim's poller fills its window of unanswered fragments and waits;
+ * the victim must still be able to die at once.
+ */
+static int case_mute(int secs)
+{
+	struct rg_conn c;
+	int ret, t;
+
+	member_win_len = 4096;
+	ret = member_join(&c);
+	if (ret)
+		return SAY("mute: join: %s", strerror(-ret)), 1;
+	ret = rg_send(&c, RMAWIN_MSG_BARRIER, 0, NULL, 0);
+	for (t = 0; t < secs * 10 && !c.dead; t++)
+		rg_poll(&c, 100);
+	SAY("mute: %lu messages taken, %lu of them accumulate fragments never answered",
+	    c.nrecv, c.nrecv - c.nbarrier - 1);
+	rg_close(&c);
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
 	const char *what;
@@ -932,6 +959,8 @@ int main(int argc, char **argv)
 		ret = case_notify(atol(argv[4]));
 	else if (!strcmp(what, "barrier4"))
 		ret = case_barrier4();
+	else if (!strcmp(what, "mute") && argc > 4)
+		ret = case_mute(atoi(argv[4]));
 	else
 		return SAY("unknown case %s", what), 2;
 	if (ret || failures)

@@ -93,6 +93,7 @@ int rg_poll(struct rg_conn *c, int timeout_ms);
 int rg_rdma(struct rg_conn *c, bool write, uint64_t iova, uint32_t rkey, size_t len);
 int rg_cm_event(struct rg_conn *c, int timeout_ms);
 int rg_win_desc(struct rg_conn *c, uint32_t win);
+int rg_win_desc_len(struct rg_conn *c, uint32_t win, uint64_t length);
 int rg_wait_desc(struct rg_conn *c, uint32_t win, int timeout_ms);
 
 #endif /* RMAWIN_ROGUE_H */

@@ -501,15 +501,35 @@ uint8_t *rg_rdma_buf(struct rg_conn *c)
 	return c->buf + RG_RDMA_OFF;
 }
 
-/* Our descriptor of window @win: nothing exposed (length 0). */
+/*
+ * Our descriptor of window @win: @length bytes (at most a page, in one
+ * region whose key opens nothing: the victim's accumulates reach us by
+ * message, and what it reads or writes by RDMA fails, which is its own
+ * business), or nothing exposed.
+ */
+int rg_win_desc_len(struct rg_conn *c, uint32_t win, uint64_t length)
+{
+	struct {
+		struct rmawin_wire_desc d;
+		struct rmawin_wire_mr mr;
+	} m;
+
+	memset(&m, 0, sizeof(m));
+	m.d.chunk = htole64(4096);
+	m.d.disp_unit = htole32(1);
+	m.d.length = htole64(length);
+	if (!length)
+		return rg_send(c, RMAWIN_MSG_WIN_DESC, win, &m.d, sizeof(m.d));
+	m.d.nmrs = htole32(1);
+	m.d.count = htole32(1);
+	m.mr.iova = htole64(0x10000);
+	m.mr.rkey = htole32(0x1234);
+	return rg_send(c, RMAWIN_MSG_WIN_DESC, win, &m, sizeof(m));
+}
+
 int rg_win_desc(struct rg_conn *c, uint32_t win)
 {
-	struct rmawin_wire_desc d;
-
-	memset(&d, 0, sizeof(d));
-	d.chunk = htole64(4096);
-	d.disp_unit = htole32(1);
-	return rg_send(c, RMAWIN_MSG_WIN_DESC, win, &d, sizeof(d));
+	return rg_win_desc_len(c, win, 0);
 }
 
 /* Wait until the victim's descriptor of window @win has come whole. */

@@ -17,13 +17,19 @@
  *	then take them: -EOVERFLOW with TOTAL - 4096 lost, then 4096 of them
  *   victim barrier4 RANK ADDRS
  *	one barrier of 4 ranks, the rogue rank 3: rank 0 must see -EPROTO
+ *   victim mute ADDRS
+ *	rank 0: a fence, then fetch_and_ops to the rogue, which never answers,
+ *	on the ring, until its poller waits for room; the test kills it there
  */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <linux/rmawin.h>
 #include <rmawin.h>
 
 #include "rmawin_key.h"
@@ -233,6 +239,59 @@ static int do_barrier4(int rank, const char *addrs)
 	return 0;
 }
 
+/*
+ * The library's own endpoint, then the ring by hand: fetch_and_ops written
+ * to the submission ring and the poller woken with RMAWIN_ENTER_WAKEUP
+ * alone, so that the poller (not this process, as a doorbell with SUBMIT
+ * would) runs them, and is the one that waits for room.
+ */
+static int do_mute(const char *addrs)
+{
+	struct rmawin_ring_enter en = { .size = sizeof(en), .flags = RMAWIN_ENTER_WAKEUP };
+	struct rmawin_ring_setup rs = { .size = sizeof(rs), .sq_entries = 256 };
+	struct rmawin_op_desc *sqes;
+	struct rmawin_win *win;
+	struct rmawin_ep *ep;
+	static uint64_t one = 1, old[256];
+	uint32_t *tail, i;
+	uint8_t *w;
+	void *ring;
+	int fd;
+
+	/* the library's ring stays off: this one is ours */
+	setenv("RMAWIN_NO_RING", "1", 1);
+	if (open_rank(0, addrs, 60000, &ep) || !(w = guarded()) ||
+	    rmawin_win_create(ep, w, VICTIM_WIN, 1, 0, &win) || rmawin_fence(win, 0))
+		return 1;
+	fd = rmawin_ep_fd(ep);
+	if (ioctl(fd, RMAWIN_IOC_RING_SETUP, &rs))
+		return 2;
+	ring = mmap(NULL, rs.mmap_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, rs.mmap_offset);
+	if (ring == MAP_FAILED)
+		return 3;
+	sqes = (void *)((char *)ring + rs.off.sqes);
+	tail = (void *)((char *)ring + rs.off.sq_tail);
+	for (i = 0; i < 200; i++) {
+		struct rmawin_op_desc *op = &sqes[i];
+
+		memset(op, 0, sizeof(*op));
+		op->opcode = RMAWIN_OP_FETCH_OP;
+		op->acc_op = RMAWIN_ACC_SUM;
+		op->datatype = RMAWIN_TYPE_UINT64;
+		op->target = 1;
+		op->origin = (uintptr_t)&one;
+		op->result = (uintptr_t)&old[i];
+		op->len = 8;
+	}
+	__atomic_store_n(tail, 200, __ATOMIC_RELEASE);
+	if (ioctl(fd, RMAWIN_IOC_RING_ENTER, &en))
+		return 4;
+	printf("victim: 200 fetch_and_ops on the ring, to a peer that will not answer\n");
+	fflush(stdout);
+	pause();	/* the test kills us while the poller waits */
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc >= 6 && !strcmp(argv[1], "join"))
@@ -243,6 +302,8 @@ int main(int argc, char **argv)
 		return do_notify(argv[2], atol(argv[3]));
 	if (argc >= 4 && !strcmp(argv[1], "barrier4"))
 		return do_barrier4(atoi(argv[2]), argv[3]);
+	if (argc >= 3 && !strcmp(argv[1], "mute"))
+		return do_mute(argv[2]);
 	fprintf(stderr, "usage: victim join|serve|notify|barrier4 ...\n");
 	return 2;
 }
