@@ -242,8 +242,8 @@ static int rmawin_do_start(struct rmawin_ep *ep, struct rmawin_pscw *p)
 		return ret;
 	for_each_set_bit(r, s->access, ep->group->nranks)
 		WRITE_ONCE(s->posts_used[r], s->posts_used[r] + 1);
-	if (rmawin_wait_event(ep, rmawin_pscw_arrived(win, s->access, s->posts_rcvd,
-						     s->posts_used)))
+	if (rmawin_wait_event(ep, rmawin_pscw_arrived(win, s->access,
+						      s->posts_rcvd, s->posts_used)))
 		ret = -EINTR;
 	else
 		ret = rmawin_pscw_failed(win, s->access, s->posts_rcvd, s->posts_used);

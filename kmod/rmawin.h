@@ -132,8 +132,12 @@ struct rmawin_ep {
  * nor the ring's poller can outlive a close().
  */
 #define rmawin_wait_event(ep, cond)						\
-	(wait_event_killable((ep)->wq, (cond) || READ_ONCE((ep)->closing)) ?:	\
-	 (READ_ONCE((ep)->closing) ? -EINTR : 0))
+({									\
+	struct rmawin_ep *__ep = (ep);					\
+									\
+	wait_event_killable(__ep->wq, (cond) || READ_ONCE(__ep->closing)) ?:	\
+	(READ_ONCE(__ep->closing) ? -EINTR : 0);			\
+})
 
 /* Control messages: small SEND/RECV messages between the kernels of a group. */
 #define RMAWIN_CTRL_DEPTH	32	/* receive (and send) buffers per peer */
