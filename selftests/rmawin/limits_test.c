@@ -7,6 +7,7 @@
  * opener's alone: a process that got the file another way (fork,
  * SCM_RIGHTS) can only query the module through it.
  */
+#include <dirent.h>
 #include <grp.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
@@ -281,6 +282,66 @@ TEST(allocated_window_charged_to_memcg)
 	ASSERT_EQ(0, mkdir(CG, 0755) && errno != EEXIST);
 	EXPECT_EQ(1, rmawin_test_run_ranks_for(_metadata, 1, memcg_rank, delta, 60));
 	EXPECT_LE(16 * (long)MIB, *delta) TH_LOG("memory.current grew by %ld bytes", *delta);
+	rmdir(CG);
+	rmawin_test_expect_no_leaks(_metadata);
+}
+
+/* The ring's poller works for its owner: it runs in the owner's cgroup. */
+static int poller_rank(int rank, int n, void *arg)
+{
+	char *where = arg, path[300], comm[32], want[64];
+	struct rmawin_ep *ep;
+	FILE *f;
+	DIR *d;
+	struct dirent *de;
+	int found = 0;
+
+	f = fopen(CG "/cgroup.procs", "w");
+	snprintf(path, sizeof(path), "%d\n", getpid());
+	if (!f || fputs(path, f) < 0 || fclose(f))
+		return 1;
+	if (rmawin_test_open(0, 1, 30360, &ep) || !rmawin_ep_ring_active(ep))
+		return 2;
+	/* the poller of the newest endpoint is the highest numbered rmawin_poll */
+	d = opendir("/proc");
+	while (d && (de = readdir(d))) {
+		snprintf(path, sizeof(path), "/proc/%s/comm", de->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fgets(comm, sizeof(comm), f) && !strncmp(comm, "rmawin_poll/", 12)) {
+			snprintf(path, sizeof(path), "/proc/%s/cgroup", de->d_name);
+			fclose(f);
+			f = fopen(path, "r");
+			if (f && fgets(want, sizeof(want), f) && strstr(want, "rmawin_test"))
+				found++;
+			snprintf(where, 64, "%s", want);
+		}
+		if (f)
+			fclose(f);
+	}
+	if (d)
+		closedir(d);
+	rmawin_ep_close(ep);
+	return found ? 0 : 3;
+}
+
+TEST(poller_in_its_owners_cgroup)
+{
+	char *where = rmawin_test_shared(64);
+	FILE *f;
+
+	ASSERT_NE(NULL, where);
+	if (getenv("RMAWIN_NO_RING"))
+		SKIP(return, "no ring in this run (RMAWIN_NO_RING)");
+	if (access("/sys/fs/cgroup/cgroup.controllers", R_OK))
+		mount("none", "/sys/fs/cgroup", "cgroup2", 0, NULL);
+	f = fopen("/sys/fs/cgroup/cgroup.subtree_control", "w");
+	if (!f || fputs("+memory\n", f) < 0 || fclose(f))
+		SKIP(return, "no cgroup v2 in this kernel");
+	ASSERT_EQ(0, mkdir(CG, 0755) && errno != EEXIST);
+	EXPECT_EQ(1, rmawin_test_run_ranks_for(_metadata, 1, poller_rank, where, 60))
+		TH_LOG("the poller's cgroup: %s", where);
 	rmdir(CG);
 	rmawin_test_expect_no_leaks(_metadata);
 }
