@@ -181,7 +181,6 @@ void rmawin_ep_release(struct rmawin_ep *ep)
 	rmawin_ep_put(ep);
 }
 
-/* Port 0 means the first active port; a port given must exist and be up. */
 /**
  * rmawin_ep_check_group() - may the endpoint use its group?
  * @ep: the endpoint, locked
@@ -199,6 +198,7 @@ int rmawin_ep_check_group(struct rmawin_ep *ep)
 	return 0;
 }
 
+/* Port 0 means the first active port; a port given must exist and be up. */
 static int rmawin_pick_port(struct ib_device *ibdev, u32 want, u32 *port)
 {
 	struct ib_port_attr attr;

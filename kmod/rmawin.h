@@ -29,12 +29,28 @@
 #include "wire.h"
 
 struct rmawin_group;
+struct rmawin_kmem;
+struct rmawin_mr_chunk;
 struct rmawin_lock_waiter;
 struct crypto_shash;
 struct mem_cgroup;
 struct net;
 
-/* Counted per endpoint and for the whole module. */
+/**
+ * enum rmawin_counter - what an endpoint counts (debugfs: rmawin/stats)
+ * @RMAWIN_CNT_WINDOWS: windows alive
+ * @RMAWIN_CNT_PINNED_PAGES: user pages pinned, by windows and by operations
+ *	in flight
+ * @RMAWIN_CNT_OPS: operations issued
+ * @RMAWIN_CNT_ERRORS: operations failed
+ * @RMAWIN_CNT_RCACHE_HITS: registration-cache lookups that found an entry
+ * @RMAWIN_CNT_RCACHE_MISSES: lookups that pinned and registered anew
+ * @RMAWIN_CNT_CTRL_MSGS: control messages sent
+ * @RMAWIN_CNT_AUTH_FAILURES: connections refused by the handshake
+ * @RMAWIN_CNT_PROTO_ERRORS: peers cut off for an invalid message
+ * @RMAWIN_CNT_NOTIFY_LOST: notifications a full queue could not hold
+ * @RMAWIN_NR_COUNTERS: the number of counters
+ */
 enum rmawin_counter {
 	RMAWIN_CNT_WINDOWS,
 	RMAWIN_CNT_PINNED_PAGES,
@@ -198,16 +214,6 @@ struct rmawin_remote {
 };
 
 /**
- * struct rmawin_mr_chunk - one fast-registered region of a local window
- * @mr: the memory region
- * @sgt: its pages, DMA-mapped
- */
-struct rmawin_mr_chunk {
-	struct ib_mr *mr;
-	struct sg_table sgt;
-};
-
-/**
  * struct rmawin_win_table - descriptors of one window from every peer
  * @remote: one per rank
  * @complete: peers whose descriptor has fully arrived
@@ -218,18 +224,6 @@ struct rmawin_mr_chunk {
 struct rmawin_win_table {
 	struct rmawin_remote *remote;
 	u32 complete;
-};
-
-/**
- * struct rmawin_kmem - pages the module allocated for a window
- * @ref: the window's reference, and mmap()'s while it maps them
- * @pages: @npages zeroed pages; mappings hold their own page references
- * @npages: number of pages
- */
-struct rmawin_kmem {
-	struct kref ref;
-	struct page **pages;
-	unsigned long npages;
 };
 
 /**
@@ -567,8 +561,7 @@ struct rmawin_group {
  * @qps: queue pairs
  * @mrs: memory regions
  * @reqs: operations in flight
- * @counters: enum rmawin_counter: windows, user pages pinned (by windows and
- *	by operations in flight), operations issued, operations failed
+ * @counters: one per enum rmawin_counter, each the sum over all endpoints
  */
 struct rmawin_stats {
 	atomic_t endpoints;
@@ -690,7 +683,7 @@ int rmawin_pscw_post_recv(struct rmawin_peer *peer, u32 win_id, const void *p, u
 int rmawin_pscw_complete_recv(struct rmawin_peer *peer, u32 win_id, const void *p, u16 len);
 int rmawin_notify_recv(struct rmawin_peer *peer, u32 arg, const void *p, u16 len);
 
-/* window.c */
+/* window.c, winmem.c, desc.c */
 int rmawin_ioctl_win_create(struct rmawin_ep *ep, void *arg);
 int rmawin_ioctl_win_free(struct rmawin_ep *ep, void *arg);
 struct rmawin_win *rmawin_win_lookup(struct rmawin_ep *ep, u32 id);

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rmawin: windows.  A window is user memory pinned for as long as it
- * exists (FOLL_LONGTERM, charged to RLIMIT_MEMLOCK), registered with fast
- * registration in regions of at most the device's page-list length, and
- * described to every member of the group: (length, disp_unit, and per
- * region the iova and rkey).  Only members ever learn the keys.
+ * rmawin: windows.  A window is user memory, pinned or allocated
+ * (winmem.c), registered with fast registration in regions of at most the
+ * device's page-list length, and described to every member of the group
+ * (desc.c): length, disp_unit, and per region the iova and rkey.  Only
+ * members ever learn the keys.  This file registers windows and runs
+ * their life: creation, lookup, free.
  *
  * Creation is collective and ordered, so a handle is a sequence number
  * that means the same window on every rank.  A rank whose creation fails
@@ -12,381 +13,21 @@
  */
 #include <linux/slab.h>
 #include <linux/mm.h>
-#include <linux/sched/mm.h>
-#include <linux/sched/signal.h>
 #include <linux/uaccess.h>
 #include <linux/overflow.h>
 #include <linux/random.h>
 #include <linux/module.h>
 
-#include "rmawin.h"
+#include "window.h"
 
 static unsigned int max_windows = 1024;
 module_param(max_windows, uint, 0644);
 MODULE_PARM_DESC(max_windows, "Windows one endpoint may have at once");
 
-/* Windows larger than this are refused outright. */
-#define RMAWIN_WIN_MAX		BIT_ULL(40)
 /* Registrations posted before waiting for them. */
 #define RMAWIN_REG_BATCH	16
 /* Largest page size a window is registered with: a transparent huge page. */
 #define RMAWIN_MAX_BLOCK_SHIFT	PMD_SHIFT
-
-static struct rmawin_win_table *rmawin_table_get(struct rmawin_group *grp, u32 id)
-{
-	struct rmawin_win_table *tbl, *old;
-
-	tbl = xa_load(&grp->tables, id);
-	if (tbl)
-		return tbl;
-	tbl = kzalloc(sizeof(*tbl), GFP_KERNEL_ACCOUNT);
-	if (!tbl)
-		return NULL;
-	tbl->remote = kvcalloc(grp->nranks, sizeof(*tbl->remote), GFP_KERNEL_ACCOUNT);
-	if (!tbl->remote) {
-		kfree(tbl);
-		return NULL;
-	}
-	old = xa_cmpxchg(&grp->tables, id, NULL, tbl, GFP_KERNEL_ACCOUNT);
-	if (old) {
-		kvfree(tbl->remote);
-		kfree(tbl);
-		return xa_is_err(old) ? NULL : old;
-	}
-	return tbl;
-}
-
-static void rmawin_table_free(struct rmawin_group *grp, struct rmawin_win_table *tbl)
-{
-	u32 i;
-
-	if (!tbl)
-		return;
-	for (i = 0; i < grp->nranks; i++)
-		kvfree(tbl->remote[i].mrs);
-	kvfree(tbl->remote);
-	kfree(tbl);
-}
-
-/**
- * rmawin_tables_free() - free descriptor tables no window took
- * @grp: the group, being destroyed
- */
-void rmawin_tables_free(struct rmawin_group *grp)
-{
-	struct rmawin_win_table *tbl;
-	unsigned long id;
-
-	xa_for_each(&grp->tables, id, tbl)
-		rmawin_table_free(grp, tbl);
-	xa_destroy(&grp->tables);
-}
-
-/* The first fragment of a descriptor: the window's shape. */
-static int rmawin_desc_start(struct rmawin_remote *r, const struct rmawin_wire_desc *d)
-{
-	u64 length = le64_to_cpu(d->length), chunk = le64_to_cpu(d->chunk);
-	u32 page_off = le32_to_cpu(d->page_off), nmrs = le32_to_cpu(d->nmrs);
-	s32 status = le32_to_cpu(d->status);
-
-	if (status) {
-		/* the owner's creation failed: a negative errno and nothing else */
-		if (status > 0 || status < -MAX_ERRNO || nmrs || d->count || d->first ||
-		    d->length || d->chunk || d->disp_unit || d->page_off)
-			return -EPROTO;
-		r->disp_unit = 0;	/* marks the peer's failure */
-		r->done = true;
-		return 0;
-	}
-	if (!d->disp_unit || length > RMAWIN_WIN_MAX || chunk < PAGE_SIZE ||
-	    chunk > RMAWIN_WIN_MAX || page_off >= chunk || d->first)
-		return -EPROTO;
-	/* exactly the regions that cover the window: every offset finds one */
-	if (nmrs > RMAWIN_WIN_MAX_MRS ||
-	    nmrs != (length ? DIV_ROUND_UP_ULL(page_off + length, chunk) : 0))
-		return -EPROTO;
-	r->length = length;
-	r->chunk = chunk;
-	r->disp_unit = le32_to_cpu(d->disp_unit);
-	r->page_off = page_off;
-	r->nmrs = nmrs;
-	if (nmrs) {
-		r->mrs = kvcalloc(nmrs, sizeof(*r->mrs), GFP_KERNEL_ACCOUNT);
-		if (!r->mrs)
-			return -ENOMEM;
-	}
-	return 0;
-}
-
-/* Check one fragment against what earlier ones said; fill it in. */
-static int rmawin_desc_apply(struct rmawin_remote *r, const struct rmawin_wire_desc *d,
-			     u16 len)
-{
-	u32 first = le32_to_cpu(d->first), count = le32_to_cpu(d->count), i;
-	int ret;
-
-	if (r->done || count > RMAWIN_DESC_PER_MSG ||
-	    len != sizeof(*d) + count * sizeof(d->mr[0]))
-		return -EPROTO;
-	if (!r->got && !r->nmrs) {
-		ret = rmawin_desc_start(r, d);
-		if (ret || r->done)
-			return ret;
-	} else if (le32_to_cpu(d->nmrs) != r->nmrs || le64_to_cpu(d->length) != r->length ||
-		   le64_to_cpu(d->chunk) != r->chunk || le32_to_cpu(d->page_off) != r->page_off ||
-		   le32_to_cpu(d->disp_unit) != r->disp_unit || d->status) {
-		return -EPROTO;
-	}
-	/* fragments come in order, each region once */
-	if (first != r->got || count > r->nmrs - r->got || (!count && r->nmrs))
-		return -EPROTO;
-	for (i = 0; i < count; i++) {
-		if (d->mr[i].pad)
-			return -EPROTO;
-		r->mrs[first + i].iova = le64_to_cpu(d->mr[i].iova);
-		r->mrs[first + i].rkey = le32_to_cpu(d->mr[i].rkey);
-	}
-	r->got += count;
-	r->done = r->got == r->nmrs;
-	return 0;
-}
-
-/*
- * Descriptors a peer may send us now: creation is collective and ordered,
- * and a peer finishes creating window w only with our descriptor of w, so
- * it can be at most one window ahead of the one we create, and never
- * sends a window's descriptor again.
- */
-static bool rmawin_desc_id_ok(struct rmawin_group *grp, u32 id)
-{
-	u32 next = READ_ONCE(grp->ep->next_win);
-
-	/* and none for a window whose descriptors are all in already */
-	return id >= READ_ONCE(grp->desc_floor) && id + 2 >= next && id <= next + 1;
-}
-
-/**
- * rmawin_win_desc_recv() - a fragment of a peer's window descriptor
- * @peer: the sender
- * @win_id: the window handle
- * @p: struct rmawin_wire_desc
- * @len: payload bytes
- *
- * Context: completion (workqueue) context; may sleep.
- * Return: 0, -EPROTO, -ENOMEM.
- */
-int rmawin_win_desc_recv(struct rmawin_peer *peer, u32 win_id, const void *p, u16 len)
-{
-	struct rmawin_group *grp = peer->grp;
-	struct rmawin_win_table *tbl;
-	struct rmawin_remote *r;
-	int ret;
-
-	if (!rmawin_desc_id_ok(grp, win_id))
-		return -EPROTO;
-	tbl = rmawin_table_get(grp, win_id);
-	if (!tbl)
-		return -ENOMEM;
-	r = &tbl->remote[peer->rank];
-	/* a peer sends one descriptor per window, in order: fragments never race */
-	ret = rmawin_desc_apply(r, p, len);
-	if (ret)
-		return ret;
-	if (r->done) {
-		spin_lock_irq(&grp->lock);
-		tbl->complete++;
-		spin_unlock_irq(&grp->lock);
-		wake_up_all(&grp->ep->wq);
-	}
-	return 0;
-}
-
-/* Charge @npages to the caller's RLIMIT_MEMLOCK, as every pinning driver does. */
-static int rmawin_win_charge(struct rmawin_win *win)
-{
-	unsigned long limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
-
-	win->mm = current->mm;
-	mmgrab(win->mm);
-	if (atomic64_add_return(win->npages, &win->mm->pinned_vm) > limit &&
-	    !capable(CAP_IPC_LOCK)) {
-		atomic64_sub(win->npages, &win->mm->pinned_vm);
-		mmdrop(win->mm);
-		win->mm = NULL;
-		return -ENOMEM;
-	}
-	return 0;
-}
-
-static void rmawin_win_uncharge(struct rmawin_win *win)
-{
-	atomic64_sub(win->npages, &win->mm->pinned_vm);
-	mmdrop(win->mm);
-	win->mm = NULL;
-}
-
-static int rmawin_win_pin(struct rmawin_win *win)
-{
-	unsigned long first = win->base >> PAGE_SHIFT;
-	unsigned long done = 0;
-	int ret;
-
-	win->npages = ((win->base + win->length - 1) >> PAGE_SHIFT) - first + 1;
-	/* charged before anything is allocated for it */
-	ret = rmawin_win_charge(win);
-	if (ret) {
-		win->npages = 0;
-		return ret;
-	}
-	win->pages = kvcalloc(win->npages, sizeof(*win->pages), GFP_KERNEL_ACCOUNT);
-	if (!win->pages) {
-		ret = -ENOMEM;
-		goto err_uncharge;
-	}
-
-	while (done < win->npages) {
-		ret = pin_user_pages_fast((first + done) << PAGE_SHIFT,
-					  win->npages - done,
-					  FOLL_WRITE | FOLL_LONGTERM,
-					  win->pages + done);
-		if (ret <= 0) {
-			ret = ret ?: -EFAULT;
-			goto err_unpin;
-		}
-		done += ret;
-		if (fatal_signal_pending(current)) {
-			ret = -EINTR;
-			goto err_unpin;
-		}
-	}
-	rmawin_count(win->ep, RMAWIN_CNT_PINNED_PAGES, win->npages);
-	return 0;
-
-err_unpin:
-	unpin_user_pages(win->pages, done);
-	kvfree(win->pages);
-	win->pages = NULL;
-err_uncharge:
-	rmawin_win_uncharge(win);
-	win->npages = 0;
-	return ret;
-}
-
-static void rmawin_kmem_free(struct kref *ref)
-{
-	struct rmawin_kmem *kmem = container_of(ref, struct rmawin_kmem, ref);
-	unsigned long i;
-
-	/* pages still mapped somewhere live on with the mapping's reference */
-	for (i = 0; kmem->pages && i < kmem->npages; i++)
-		if (kmem->pages[i])
-			put_page(kmem->pages[i]);
-	kvfree(kmem->pages);
-	kfree(kmem);
-}
-
-/* RMAWIN_WIN_ALLOCATE: zeroed pages of ours, mapped by the process later. */
-static int rmawin_win_alloc_pages(struct rmawin_win *win)
-{
-	struct rmawin_kmem *kmem;
-	unsigned long i;
-	int ret;
-
-	win->npages = DIV_ROUND_UP(win->length, PAGE_SIZE);
-	ret = rmawin_win_charge(win);
-	if (ret)
-		goto err_zero;
-	kmem = kzalloc(sizeof(*kmem), GFP_KERNEL_ACCOUNT);
-	if (!kmem)
-		goto err_uncharge;
-	kref_init(&kmem->ref);
-	kmem->npages = win->npages;
-	kmem->pages = kvcalloc(kmem->npages, sizeof(*kmem->pages), GFP_KERNEL_ACCOUNT);
-	if (!kmem->pages)
-		goto err_put;
-	for (i = 0; i < kmem->npages; i++) {
-		/* the process's memory cgroup pays for its window */
-		kmem->pages[i] = alloc_page(GFP_KERNEL_ACCOUNT | __GFP_ZERO);
-		if (!kmem->pages[i])
-			goto err_put;
-	}
-	ret = xa_insert(&win->ep->kmems, win->id, kmem, GFP_KERNEL_ACCOUNT);
-	if (ret)
-		goto err_put_ret;
-	win->kmem = kmem;
-	win->pages = kmem->pages;
-	rmawin_count(win->ep, RMAWIN_CNT_PINNED_PAGES, win->npages);
-	return 0;
-
-err_put:
-	ret = -ENOMEM;
-err_put_ret:
-	kref_put(&kmem->ref, rmawin_kmem_free);
-	rmawin_win_uncharge(win);
-	goto err_zero;
-err_uncharge:
-	rmawin_win_uncharge(win);
-	ret = -ENOMEM;
-err_zero:
-	win->npages = 0;
-	return ret;
-}
-
-static void rmawin_win_unpin(struct rmawin_win *win)
-{
-	if (!win->pages)
-		return;
-	if (win->kmem) {
-		xa_erase(&win->ep->kmems, win->id);
-		kref_put(&win->kmem->ref, rmawin_kmem_free);
-		win->kmem = NULL;
-	} else {
-		/* the peers may have written anywhere in it */
-		unpin_user_pages_dirty_lock(win->pages, win->npages, true);
-		kvfree(win->pages);
-	}
-	rmawin_count(win->ep, RMAWIN_CNT_PINNED_PAGES, -(long)win->npages);
-	rmawin_win_uncharge(win);
-	win->pages = NULL;
-}
-
-/**
- * rmawin_win_mmap() - map an allocated window's pages
- * @ep: the endpoint
- * @vma: a shared mapping at the window's mmap_offset, at most its size
- *
- * Context: mmap_lock held; does not take the endpoint's lock, which is
- * held while faulting user memory in.
- * Return: 0, -EINVAL for a private mapping, an unknown offset or a size
- * beyond the window, or the error of vm_insert_page().
- */
-int rmawin_win_mmap(struct rmawin_ep *ep, struct vm_area_struct *vma)
-{
-	u64 off = (u64)vma->vm_pgoff << PAGE_SHIFT;
-	struct rmawin_kmem *kmem;
-	unsigned long i;
-	int ret = 0;
-
-	if (!(vma->vm_flags & VM_SHARED) || !(off >> 32) || (u32)off)
-		return -EINVAL;
-	xa_lock(&ep->kmems);
-	kmem = xa_load(&ep->kmems, (off >> 32) - 1);
-	if (kmem)
-		kref_get(&kmem->ref);
-	xa_unlock(&ep->kmems);
-	if (!kmem)
-		return -EINVAL;
-	if (vma_pages(vma) > kmem->npages) {
-		ret = -EINVAL;
-		goto out_put;
-	}
-	vma->vm_flags |= VM_DONTEXPAND | VM_DONTDUMP;
-	for (i = 0; i < vma_pages(vma) && !ret; i++)
-		ret = vm_insert_page(vma, vma->vm_start + i * PAGE_SIZE, kmem->pages[i]);
-out_put:
-	kref_put(&kmem->ref, rmawin_kmem_free);
-	return ret;
-}
 
 static u32 rmawin_chunk_pages(struct rmawin_ep *ep)
 {
@@ -425,12 +66,12 @@ static u32 rmawin_win_block_shift(struct rmawin_win *win)
 }
 
 /* Offset of the window's start within its first block. */
-static u64 rmawin_win_block_off(const struct rmawin_win *win)
+u64 rmawin_win_block_off(const struct rmawin_win *win)
 {
 	return win->base & (BIT_ULL(win->block_shift) - 1);
 }
 
-static u64 rmawin_win_chunk_bytes(const struct rmawin_win *win)
+u64 rmawin_win_chunk_bytes(const struct rmawin_win *win)
 {
 	return (u64)rmawin_chunk_pages(win->ep) << win->block_shift;
 }
@@ -608,79 +249,6 @@ static int rmawin_win_register(struct rmawin_win *win)
 	return ret;
 }
 
-/* Fill @d with the window's shape, or only @status if its creation failed. */
-static u32 rmawin_desc_fill(struct rmawin_win *win, struct rmawin_wire_desc *d, int status)
-{
-	memset(d, 0, sizeof(*d));
-	if (status) {
-		d->status = cpu_to_le32(status);
-		return 0;
-	}
-	d->length = cpu_to_le64(win->length);
-	d->chunk = cpu_to_le64(rmawin_win_chunk_bytes(win));
-	d->disp_unit = cpu_to_le32(win->disp_unit);
-	d->page_off = cpu_to_le32(rmawin_win_block_off(win));
-	d->nmrs = cpu_to_le32(win->nchunks);
-	return win->nchunks;
-}
-
-static int rmawin_win_send_desc(struct rmawin_win *win, int status)
-{
-	struct rmawin_group *grp = win->ep->group;
-	struct rmawin_wire_desc *d;
-	u32 i, first = 0, k, nmrs, count;
-	int ret = 0;
-
-	d = kzalloc(RMAWIN_MSG_MAX_PAYLOAD, GFP_KERNEL_ACCOUNT);
-	if (!d)
-		return -ENOMEM;
-	nmrs = rmawin_desc_fill(win, d, status);
-	do {
-		count = min_t(u32, nmrs - first, RMAWIN_DESC_PER_MSG);
-		d->first = cpu_to_le32(first);
-		d->count = cpu_to_le32(count);
-		for (k = 0; k < count; k++) {
-			struct ib_mr *mr = win->chunks[first + k].mr;
-
-			d->mr[k].iova = cpu_to_le64(mr->iova);
-			d->mr[k].rkey = cpu_to_le32(mr->rkey);
-			d->mr[k].pad = 0;
-		}
-		for (i = 0; i < grp->nranks && !ret; i++)
-			if (i != grp->rank)
-				ret = rmawin_msg_send(&grp->peers[i], RMAWIN_MSG_WIN_DESC,
-						      win->id, d, sizeof(*d) +
-						      count * sizeof(d->mr[0]));
-		first += count;
-	} while (!ret && first < nmrs);
-	kfree(d);
-	return ret;
-}
-
-static bool rmawin_descs_done(struct rmawin_group *grp, struct rmawin_win_table *tbl)
-{
-	return READ_ONCE(tbl->complete) == grp->nranks - 1 || READ_ONCE(grp->error) ||
-	       READ_ONCE(grp->ep->dev->dead);
-}
-
-/* Wait for every peer's descriptor; a peer that failed fails us too. */
-static int rmawin_win_wait_descs(struct rmawin_win *win)
-{
-	struct rmawin_group *grp = win->ep->group;
-	u32 i;
-
-	if (rmawin_wait_event(grp->ep, rmawin_descs_done(grp, win->tbl)))
-		return -EINTR;
-	if (READ_ONCE(grp->ep->dev->dead))
-		return -ENODEV;
-	if (win->tbl->complete != grp->nranks - 1)
-		return grp->error;
-	for (i = 0; i < grp->nranks; i++)
-		if (i != grp->rank && !win->tbl->remote[i].disp_unit)
-			return -EREMOTEIO;
-	return 0;
-}
-
 static void rmawin_win_destroy(struct rmawin_win *win)
 {
 	rmawin_win_reap(win, false);
@@ -722,7 +290,7 @@ int rmawin_ioctl_win_create(struct rmawin_ep *ep, void *arg)
 	struct rmawin_group *grp;
 	struct rmawin_win *win;
 	u64 end;
-	int ret, send_ret;
+	int ret;
 
 	if (c->flags & ~RMAWIN_WIN_ALLOCATE || c->mmap_offset || !c->disp_unit)
 		return -EINVAL;
@@ -770,24 +338,8 @@ int rmawin_ioctl_win_create(struct rmawin_ep *ep, void *arg)
 	 */
 	if (!ret)
 		ret = xa_err(xa_store(&ep->wins, win->id, win, GFP_KERNEL_ACCOUNT));
-	if (grp->nranks > 1) {
-		win->tbl = rmawin_table_get(grp, win->id);
-		send_ret = win->tbl ? rmawin_win_send_desc(win, ret) : -ENOMEM;
-		ret = ret ?: send_ret;
-		if (!ret)
-			ret = rmawin_win_wait_descs(win);
-		/*
-		 * A complete table gets no more messages: the window takes it.
-		 * Otherwise a late descriptor may still come: the group keeps
-		 * the table and frees it with itself.
-		 */
-		if (!ret) {
-			xa_erase(&grp->tables, win->id);
-			WRITE_ONCE(grp->desc_floor, win->id + 1);
-		} else {
-			win->tbl = NULL;
-		}
-	}
+	if (grp->nranks > 1)
+		ret = rmawin_win_exchange_descs(win, ret);
 	if (ret) {
 		xa_erase(&ep->wins, win->id);
 		rmawin_win_destroy(win);

@@ -7,9 +7,6 @@
  * and a negative errno on failure, like liburing.  None prints, exits or
  * aborts, and none relies on errno.  rmawin_strerror() turns an error into
  * text.
- *
- * Functions marked "not implemented yet" check their handles (-EINVAL for a
- * NULL one) and otherwise return -EOPNOTSUPP in this version.
  */
 #ifndef RMAWIN_H
 #define RMAWIN_H
@@ -411,7 +408,13 @@ int rmawin_compare_and_swap(struct rmawin_win *win, const void *origin, const vo
  * Active target synchronization
  */
 
-/* Assertions for rmawin_fence(), with the meaning of MPI's MPI_MODE_* */
+/*
+ * Assertions for rmawin_fence(), with the meaning of MPI's MPI_MODE_*.  The
+ * library passes them to the kernel as they are, so they are also defined,
+ * token for token, in <linux/rmawin.h> for programs that use the ioctls;
+ * lib/rmawin_priv.h includes both headers, so a value changed in one alone
+ * is a redefinition error when the library is built.
+ */
 #define RMAWIN_MODE_NOCHECK	0x01U	/* (post/start) matching calls already made */
 #define RMAWIN_MODE_NOSTORE	0x02U	/* no local stores to the window since the last sync */
 #define RMAWIN_MODE_NOPUT	0x04U	/* no puts/accumulates to this window until the next sync */
