@@ -3,7 +3,7 @@
 # other rank's window and checks what it received) on 2, 4 and 8 ranks,
 # and the halo exchange on 4 ranks, checked against the serial solve.
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 
 # shellcheck source=selftests/rmawin/tap.sh
 . selftests/rmawin/tap.sh

@@ -4,7 +4,7 @@
 # then, once they are all gone, nothing of the module's may be left.  The
 # VM runner fails the run on any kernel report, kmemleak's included.
 set -uo pipefail
-cd "$(dirname "$0")"
+cd "$(dirname "$0")" || exit 1
 seed=${1:?seed}
 calls=${2:?calls}
 mount | grep -q ' /sys/kernel/debug ' || mount -t debugfs none /sys/kernel/debug

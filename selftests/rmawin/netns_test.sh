@@ -11,7 +11,7 @@
 # fails the same way), so a job of several ranks inside one cannot be
 # tested on this kernel.
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 
 # shellcheck source=selftests/rmawin/tap.sh
 . selftests/rmawin/tap.sh

@@ -4,7 +4,7 @@
 # call but the doorbell (RMAWIN_IOC_RING_ENTER) that the NEED_WAKEUP
 # protocol requires, and as many of those as the library says it rang.
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 
 echo "TAP version 13"
 echo "1..2"

@@ -243,9 +243,6 @@ TEST(setup_validation)
 
 #define BIG	(64 * 1024)
 
-#define RING_WANT(err, call) do { int _r = (call); if (_r != (err)) { \
-	fprintf(stderr, "%s: %d, want %d\n", #call, _r, (err)); bad = 1; } } while (0)
-
 /* Rank 0's endpoint-local checks: no epoch, and another endpoint's handle. */
 static int hostile_no_epoch(struct raw_ring *r, uint64_t *v)
 {
@@ -255,9 +252,9 @@ static int hostile_no_epoch(struct raw_ring *r, uint64_t *v)
 	uint64_t m[2];
 	int bad = 0;
 
-	RING_WANT(-EPERM, raw_run(r, OP(.opcode = RMAWIN_OP_PUT, .win = 0, .target = 1,
+	RMAWIN_TEST_WANT(-EPERM, raw_run(r, OP(.opcode = RMAWIN_OP_PUT, .win = 0, .target = 1,
 				       .origin = (uintptr_t)v, .len = 8), 20));
-	RING_WANT(-ENOLCK, raw_run(r, OP(.opcode = RMAWIN_OP_FLUSH, .win = 0, .target = 1), 21));
+	RMAWIN_TEST_WANT(-ENOLCK, raw_run(r, OP(.opcode = RMAWIN_OP_FLUSH, .win = 0, .target = 1), 21));
 	/* window handles count from 0 per endpoint: the other endpoint has a
 	 * window 1, this one has not
 	 */
@@ -265,10 +262,10 @@ static int hostile_no_epoch(struct raw_ring *r, uint64_t *v)
 	    rmawin_win_create(other, m, 8, 8, 0, &w1) ||
 	    rmawin_win_create(other, m + 1, 8, 8, 0, &w2))
 		return 1;
-	RING_WANT(0, rmawin_lock_all(w2));
-	RING_WANT(-ENOENT, raw_run(r, OP(.opcode = RMAWIN_OP_PUT, .win = 1, .target = 0,
+	RMAWIN_TEST_WANT(0, rmawin_lock_all(w2));
+	RMAWIN_TEST_WANT(-ENOENT, raw_run(r, OP(.opcode = RMAWIN_OP_PUT, .win = 1, .target = 0,
 					.origin = (uintptr_t)v, .len = 8), 22));
-	RING_WANT(0, rmawin_unlock_all(w2));
+	RMAWIN_TEST_WANT(0, rmawin_unlock_all(w2));
 	rmawin_win_free(w2);
 	rmawin_win_free(w1);
 	rmawin_ep_close(other);
@@ -297,26 +294,26 @@ static int hostile_rank(struct rmawin_ep *ep, void *arg)
 		RMAWIN_TEST_TRY(3, raw_ring_open(&r, rmawin_ep_fd(ep), 8, 0));
 		bad |= hostile_no_epoch(&r, &v);
 		RMAWIN_TEST_TRY(4, rmawin_lock_all(win));
-		RING_WANT(-EINVAL, raw_run(&r, OP(.opcode = 99, .win = 0, .target = 1), 1));
-		RING_WANT(-EINVAL, raw_run(&r, OP(.opcode = 0), 2));
-		RING_WANT(-EINVAL, raw_run(&r, OP(.opcode = RMAWIN_OP_PUT, .win = 0, .target = 1,
+		RMAWIN_TEST_WANT(-EINVAL, raw_run(&r, OP(.opcode = 99, .win = 0, .target = 1), 1));
+		RMAWIN_TEST_WANT(-EINVAL, raw_run(&r, OP(.opcode = 0), 2));
+		RMAWIN_TEST_WANT(-EINVAL, raw_run(&r, OP(.opcode = RMAWIN_OP_PUT, .win = 0, .target = 1,
 						  .origin = (uintptr_t)&v, .len = 8,
 						  .reserved = 1), 3));
-		RING_WANT(-EINVAL, raw_run(&r, OP(.opcode = RMAWIN_OP_PUT, .win = 0, .target = 1,
+		RMAWIN_TEST_WANT(-EINVAL, raw_run(&r, OP(.opcode = RMAWIN_OP_PUT, .win = 0, .target = 1,
 						  .origin = (uintptr_t)&v, .len = 8, .flags = 4), 4));
-		RING_WANT(-EINVAL, raw_run(&r, OP(.opcode = RMAWIN_OP_PUT, .win = 0, .target = 9,
+		RMAWIN_TEST_WANT(-EINVAL, raw_run(&r, OP(.opcode = RMAWIN_OP_PUT, .win = 0, .target = 9,
 						  .origin = (uintptr_t)&v, .len = 8), 5));
-		RING_WANT(-ERANGE, raw_run(&r, OP(.opcode = RMAWIN_OP_PUT, .win = 0, .target = 1,
+		RMAWIN_TEST_WANT(-ERANGE, raw_run(&r, OP(.opcode = RMAWIN_OP_PUT, .win = 0, .target = 1,
 						  .origin = (uintptr_t)&v, .len = 8,
 						  .target_disp = ~0ULL / 4), 6));
 		/* unmapped origin: refused, nothing sent */
-		RING_WANT(-EFAULT, raw_run(&r, OP(.opcode = RMAWIN_OP_PUT, .win = 0, .target = 1,
+		RMAWIN_TEST_WANT(-EFAULT, raw_run(&r, OP(.opcode = RMAWIN_OP_PUT, .win = 0, .target = 1,
 						  .origin = 16, .len = 8), 7));
 		/* big and never registered: the poller does not pin */
-		RING_WANT(-EFAULT, raw_run(&r, OP(.opcode = RMAWIN_OP_PUT, .win = 0, .target = 1,
+		RMAWIN_TEST_WANT(-EFAULT, raw_run(&r, OP(.opcode = RMAWIN_OP_PUT, .win = 0, .target = 1,
 						  .origin = (uintptr_t)big, .len = BIG,
 						  .target_disp = BIG / 8), 8));
-		RING_WANT(-EINVAL, raw_run(&r, OP(.opcode = RMAWIN_OP_FLUSH, .win = 0, .target = 1,
+		RMAWIN_TEST_WANT(-EINVAL, raw_run(&r, OP(.opcode = RMAWIN_OP_FLUSH, .win = 0, .target = 1,
 						  .len = 8), 10));
 		/* a tail far ahead of the head: one ring error, the ring goes on */
 		t = *r.sq_tail;
@@ -326,16 +323,16 @@ static int hostile_rank(struct rmawin_ep *ep, void *arg)
 			bad = 1;
 		}
 		/* a good put through the ring */
-		RING_WANT(0, raw_run(&r, OP(.opcode = RMAWIN_OP_PUT, .win = 0, .target = 1,
+		RMAWIN_TEST_WANT(0, raw_run(&r, OP(.opcode = RMAWIN_OP_PUT, .win = 0, .target = 1,
 					   .origin = (uintptr_t)&v, .len = 8, .target_disp = 3), 11));
 		/* registered by an ioctl-path put first, the big buffer goes through */
-		RING_WANT(0, rmawin_put(win, big, BIG, 1, BIG / 8));
-		RING_WANT(0, rmawin_flush(win, 1));
+		RMAWIN_TEST_WANT(0, rmawin_put(win, big, BIG, 1, BIG / 8));
+		RMAWIN_TEST_WANT(0, rmawin_flush(win, 1));
 		memset(big, 0xa5, BIG);
-		RING_WANT(0, raw_run(&r, OP(.opcode = RMAWIN_OP_PUT, .win = 0, .target = 1,
+		RMAWIN_TEST_WANT(0, raw_run(&r, OP(.opcode = RMAWIN_OP_PUT, .win = 0, .target = 1,
 					   .origin = (uintptr_t)big, .len = BIG,
 					   .target_disp = BIG / 8), 12));
-		RING_WANT(0, raw_run(&r, OP(.opcode = RMAWIN_OP_FLUSH, .win = 0,
+		RMAWIN_TEST_WANT(0, raw_run(&r, OP(.opcode = RMAWIN_OP_FLUSH, .win = 0,
 					   .target = RMAWIN_ALL_RANKS), 13));
 		RMAWIN_TEST_TRY(5, rmawin_unlock_all(win));
 		munmap(r.m, r.s.mmap_len);

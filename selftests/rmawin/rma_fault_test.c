@@ -32,16 +32,6 @@ FIXTURE_TEARDOWN(slow) {}
 #define RANK_MSG(fmt, ...) \
 	fprintf(stderr, "#   rank %d: " fmt "\n", me, ##__VA_ARGS__)
 
-/* In a rank: a call that must succeed; else say which and fail with @step. */
-#define RANK_TRY(step, call) do {						\
-		int __r = (call);						\
-		if (__r) {							\
-			RANK_MSG("%s:%d: %s: %s", __FILE__, __LINE__, #call,	\
-				 rmawin_strerror(__r));				\
-			return step;						\
-		}								\
-	} while (0)
-
 /* Byte i of pattern @seed: differs between seeds at almost every byte. */
 static inline unsigned char pat(unsigned int seed, size_t i)
 {
@@ -176,15 +166,15 @@ static int peer_rank(int rank, int n, void *arg)
 	if (!buf)
 		return 1;
 	memset(buf, PEER_FILL, PEER_LEN);
-	RANK_TRY(2, rmawin_test_open(rank, n, sh->port, &ep));
-	RANK_TRY(3, rmawin_win_create(ep, buf, PEER_LEN, 1, 0, &win));
-	RANK_TRY(4, rmawin_fence(win, 0));	/* F1: the epoch opens */
-	RANK_TRY(5, rmawin_fence(win, 0));	/* F2: it is over */
+	RMAWIN_TEST_TRY(2, rmawin_test_open(rank, n, sh->port, &ep));
+	RMAWIN_TEST_TRY(3, rmawin_win_create(ep, buf, PEER_LEN, 1, 0, &win));
+	RMAWIN_TEST_TRY(4, rmawin_fence(win, 0));	/* F1: the epoch opens */
+	RMAWIN_TEST_TRY(5, rmawin_fence(win, 0));	/* F2: it is over */
 	memcpy(sh->snap, buf, PEER_LEN);
 	sh->changed = check_fill(buf, PEER_LEN, PEER_FILL);
-	RANK_TRY(6, rmawin_fence(win, 0));	/* F3: rank 0 has the snapshot */
-	RANK_TRY(7, rmawin_win_free(win));
-	RANK_TRY(8, rmawin_ep_close(ep));
+	RMAWIN_TEST_TRY(6, rmawin_fence(win, 0));	/* F3: rank 0 has the snapshot */
+	RMAWIN_TEST_TRY(7, rmawin_win_free(win));
+	RMAWIN_TEST_TRY(8, rmawin_ep_close(ep));
 	return 0;
 }
 
@@ -559,25 +549,25 @@ static int one_fails_rank(int rank, int n, void *arg)
 	if (!mem || !src)
 		return 1;
 	memset(mem, 0, MIB);
-	RANK_TRY(2, rmawin_test_open(rank, n, of->port, &ep));
+	RMAWIN_TEST_TRY(2, rmawin_test_open(rank, n, of->port, &ep));
 	if (rank == 0)
 		of->ret[rank] = rmawin_win_create(ep, map_hole(MIB), MIB, 1, 0, &win);
 	else
 		of->ret[rank] = rmawin_win_create(ep, mem, MIB, 1, 0, &win);
 	if (!of->ret[rank])
-		RANK_TRY(3, rmawin_win_free(win));
+		RMAWIN_TEST_TRY(3, rmawin_win_free(win));
 	/* the next window works everywhere */
-	RANK_TRY(4, rmawin_win_create(ep, mem, MIB, 1, 0, &win));
+	RMAWIN_TEST_TRY(4, rmawin_win_create(ep, mem, MIB, 1, 0, &win));
 	fill(src, 65536, rank + 20);
-	RANK_TRY(5, rmawin_fence(win, 0));
-	RANK_TRY(6, rmawin_put(win, src, 65536, 1 - rank, 1000));
-	RANK_TRY(7, rmawin_fence(win, 0));
+	RMAWIN_TEST_TRY(5, rmawin_fence(win, 0));
+	RMAWIN_TEST_TRY(6, rmawin_put(win, src, 65536, 1 - rank, 1000));
+	RMAWIN_TEST_TRY(7, rmawin_fence(win, 0));
 	if (check(mem + 1000, 65536, 1 - rank + 20) >= 0) {
 		RANK_MSG("the window after the failed one does not work");
 		return 8;
 	}
-	RANK_TRY(9, rmawin_win_free(win));
-	RANK_TRY(10, rmawin_ep_close(ep));
+	RMAWIN_TEST_TRY(9, rmawin_win_free(win));
+	RMAWIN_TEST_TRY(10, rmawin_ep_close(ep));
 	return 0;
 }
 
@@ -621,7 +611,7 @@ static int memlock_child(struct memlock *m)
 		return 1;
 	m->uid = geteuid();
 	memset(mem, 1, MIB);
-	RANK_TRY(2, rmawin_test_open(0, 1, 30120, &ep));
+	RMAWIN_TEST_TRY(2, rmawin_test_open(0, 1, 30120, &ep));
 	m->create_ret = rmawin_win_create(ep, mem, MIB, 1, 0, &win);
 	m->alloc_ret = rmawin_win_allocate(ep, MIB, 1, 0, &base, &win);
 	__atomic_store_n(&m->stage, 1, __ATOMIC_SEQ_CST);
@@ -629,8 +619,8 @@ static int memlock_child(struct memlock *m)
 		usleep(10000);
 	ret = m->small_ret = rmawin_win_create(ep, mem, 16 * KIB, 1, 0, &win);
 	if (!ret)
-		RANK_TRY(3, rmawin_win_free(win));
-	RANK_TRY(4, rmawin_ep_close(ep));
+		RMAWIN_TEST_TRY(3, rmawin_win_free(win));
+	RMAWIN_TEST_TRY(4, rmawin_ep_close(ep));
 	return 0;
 }
 
@@ -700,9 +690,9 @@ static int killed_rank(int rank, int n, void *arg)
 	if (!mem || !src)
 		return 1;
 	fill(src, 2 * MIB, rank);
-	RANK_TRY(2, rmawin_test_open(rank, n, k->port, &ep));
-	RANK_TRY(3, rmawin_win_create(ep, mem, KILL_WIN, 1, 0, &win));
-	RANK_TRY(4, rmawin_fence(win, 0));
+	RMAWIN_TEST_TRY(2, rmawin_test_open(rank, n, k->port, &ep));
+	RMAWIN_TEST_TRY(3, rmawin_win_create(ep, mem, KILL_WIN, 1, 0, &win));
+	RMAWIN_TEST_TRY(4, rmawin_fence(win, 0));
 	if (rank == 1) {
 		t0 = rmawin_test_now();
 		while (!(__atomic_load_n(&k->issued[0], __ATOMIC_SEQ_CST) &&
@@ -714,9 +704,9 @@ static int killed_rank(int rank, int n, void *arg)
 			usleep(1000);
 		}
 		for (t = 0; t < n; t += 2) {
-			RANK_TRY(6, rmawin_put(win, src, 2 * MIB, t, MIB));
+			RMAWIN_TEST_TRY(6, rmawin_put(win, src, 2 * MIB, t, MIB));
 			for (i = 0; i < 8; i++)
-				RANK_TRY(7, rmawin_put(win, src + i * 100, 100, t, i * 100));
+				RMAWIN_TEST_TRY(7, rmawin_put(win, src + i * 100, 100, t, i * 100));
 		}
 		kill(getpid(), SIGKILL);
 		return 8;
@@ -724,9 +714,9 @@ static int killed_rank(int rank, int n, void *arg)
 	for (t = 0; t < n; t++) {
 		if (t == rank)
 			continue;
-		RANK_TRY(9, rmawin_put(win, src, MIB, t, 3 * MIB - rank * KIB));
+		RMAWIN_TEST_TRY(9, rmawin_put(win, src, MIB, t, 3 * MIB - rank * KIB));
 		for (i = 0; i < 8; i++)
-			RANK_TRY(10, rmawin_put(win, src + i * 100, 100, t, 4000 + rank * 1000 + i * 100));
+			RMAWIN_TEST_TRY(10, rmawin_put(win, src + i * 100, 100, t, 4000 + rank * 1000 + i * 100));
 	}
 	__atomic_store_n(&k->issued[rank], 1, __ATOMIC_SEQ_CST);
 	t0 = rmawin_test_now();
@@ -735,7 +725,7 @@ static int killed_rank(int rank, int n, void *arg)
 	/* the dead rank is unreachable for good */
 	k->put_ret[rank] = rmawin_put(win, src, 100, 1, 0);
 	k->free_ret[rank] = rmawin_win_free(win);
-	RANK_TRY(11, rmawin_ep_close(ep));
+	RMAWIN_TEST_TRY(11, rmawin_ep_close(ep));
 	return 0;
 }
 
@@ -808,18 +798,18 @@ static int remap_rank(int rank, int n, void *arg)
 	pid_t pid;
 
 	me = rank;
-	RANK_TRY(1, rmawin_test_open(rank, n, rm->port, &ep));
+	RMAWIN_TEST_TRY(1, rmawin_test_open(rank, n, rm->port, &ep));
 	if (rank == 0) {
 		win_mem = map_rw(rm->len);
 		if (!win_mem)
 			return 2;
 		memset(win_mem, 0, rm->len);
 	}
-	RANK_TRY(3, rmawin_win_create(ep, win_mem, rank ? 0 : rm->len, 1, 0, &win));
+	RMAWIN_TEST_TRY(3, rmawin_win_create(ep, win_mem, rank ? 0 : rm->len, 1, 0, &win));
 	for (i = 0; i < rm->rounds; i++) {
 		if (rank == 0 && get)
 			fill(win_mem, rm->len, 100 + i);
-		RANK_TRY(4, rmawin_fence(win, 0));
+		RMAWIN_TEST_TRY(4, rmawin_fence(win, 0));
 		if (rank == 1) {
 			if (!buf) {
 				buf = map_rw(rm->len);
@@ -862,13 +852,13 @@ static int remap_rank(int rank, int n, void *arg)
 			}
 			if (get) {
 				memset(buf, 0, rm->len);
-				RANK_TRY(11, rmawin_get(win, buf, rm->len, 0, 0));
+				RMAWIN_TEST_TRY(11, rmawin_get(win, buf, rm->len, 0, 0));
 			} else {
 				fill(buf, rm->len, i);
-				RANK_TRY(12, rmawin_put(win, buf, rm->len, 0, 0));
+				RMAWIN_TEST_TRY(12, rmawin_put(win, buf, rm->len, 0, 0));
 			}
 		}
-		RANK_TRY(13, rmawin_fence(win, 0));
+		RMAWIN_TEST_TRY(13, rmawin_fence(win, 0));
 		bad = rank == 0 && !get ? check(win_mem, rm->len, i) : -1;
 		if (bad >= 0) {
 			RANK_MSG("round %d: byte %ld of the target is 0x%02x, want 0x%02x%s", i, bad,
@@ -886,8 +876,8 @@ static int remap_rank(int rank, int n, void *arg)
 			return 15;
 		}
 	}
-	RANK_TRY(16, rmawin_win_free(win));
-	RANK_TRY(17, rmawin_ep_close(ep));
+	RMAWIN_TEST_TRY(16, rmawin_win_free(win));
+	RMAWIN_TEST_TRY(17, rmawin_ep_close(ep));
 	return 0;
 }
 
@@ -999,9 +989,9 @@ static int traffic_rank(int rank, int n, void *arg)
 	if (!mem || !src)
 		return 1;
 	fill(src, 64 * KIB, rank);
-	RANK_TRY(2, rmawin_test_open_on(FLT_IP, FLT_IBDEV, rank, n, tr->port, 20000, &ep));
-	RANK_TRY(3, rmawin_win_create(ep, mem, 256 * KIB, 1, 0, &win));
-	RANK_TRY(4, rmawin_fence(win, 0));
+	RMAWIN_TEST_TRY(2, rmawin_test_open_on(FLT_IP, FLT_IBDEV, rank, n, tr->port, 20000, &ep));
+	RMAWIN_TEST_TRY(3, rmawin_win_create(ep, mem, 256 * KIB, 1, 0, &win));
+	RMAWIN_TEST_TRY(4, rmawin_fence(win, 0));
 	while (!ret) {
 		ret = rmawin_put(win, src, 64 * KIB, 1 - rank, 0);
 		call = "put (64 KiB)";
@@ -1024,7 +1014,7 @@ static int traffic_rank(int rank, int n, void *arg)
 	while (!__atomic_load_n(&tr->go, __ATOMIC_SEQ_CST))
 		usleep(10000);
 	tr->free_ret[rank] = rmawin_win_free(win);
-	RANK_TRY(5, rmawin_ep_close(ep));
+	RMAWIN_TEST_TRY(5, rmawin_ep_close(ep));
 	return 0;
 }
 
@@ -1038,17 +1028,17 @@ static int after_rank(int rank, int n, void *arg)
 	me = rank;
 	memset(mem, 0, sizeof(mem));
 	fill(src, sizeof(src), rank + 50);
-	RANK_TRY(1, rmawin_test_open(rank, n, *(int *)arg, &ep));
-	RANK_TRY(2, rmawin_win_create(ep, mem, sizeof(mem), 1, 0, &win));
-	RANK_TRY(3, rmawin_fence(win, 0));
-	RANK_TRY(4, rmawin_put(win, src, sizeof(src), 1 - rank, 0));
-	RANK_TRY(5, rmawin_fence(win, 0));
+	RMAWIN_TEST_TRY(1, rmawin_test_open(rank, n, *(int *)arg, &ep));
+	RMAWIN_TEST_TRY(2, rmawin_win_create(ep, mem, sizeof(mem), 1, 0, &win));
+	RMAWIN_TEST_TRY(3, rmawin_fence(win, 0));
+	RMAWIN_TEST_TRY(4, rmawin_put(win, src, sizeof(src), 1 - rank, 0));
+	RMAWIN_TEST_TRY(5, rmawin_fence(win, 0));
 	if (check(mem, sizeof(mem), 1 - rank + 50) >= 0) {
 		RANK_MSG("put on rxe0 after the other device went away did not land");
 		return 6;
 	}
-	RANK_TRY(7, rmawin_win_free(win));
-	RANK_TRY(8, rmawin_ep_close(ep));
+	RMAWIN_TEST_TRY(7, rmawin_win_free(win));
+	RMAWIN_TEST_TRY(8, rmawin_ep_close(ep));
 	return 0;
 }
 

@@ -105,16 +105,6 @@ static long check_fill(const unsigned char *p, size_t len, unsigned char v)
 #define RANK_MSG(fmt, ...) \
 	fprintf(stderr, "#   rank %d: " fmt "\n", me, ##__VA_ARGS__)
 
-/* In a rank: a call that must succeed; else say which and fail with @step. */
-#define RANK_TRY(step, call) do {						\
-		int __r = (call);						\
-		if (__r) {							\
-			RANK_MSG("%s:%d: %s: %s", __FILE__, __LINE__, #call,	\
-				 rmawin_strerror(__r));				\
-			return step;						\
-		}								\
-	} while (0)
-
 /* ---- window memory ----------------------------------------------------- */
 
 enum mem_kind { MEM_MALLOC, MEM_MMAP, MEM_MMAP_SHARED, MEM_STACK, MEM_ALLOCATE };
@@ -288,14 +278,14 @@ static int a2a_size(struct a2a_ctx *x, struct rmawin_win *win, size_t size)
 
 	/* the last fence finished every access to the window: reset it */
 	memset(x->win, WFILL, x->wlen);
-	RANK_TRY(20, rmawin_fence(win, 0));
+	RMAWIN_TEST_TRY(20, rmawin_fence(win, 0));
 	r = region_of(me, slot, x->unit, tskew);
 	for (k = 0; k < n; k++) {
 		t = (me + 1 + k) % n;	/* itself last */
 		fill_pat(x->src[t] + ooff, size, seed_of(PUT_DATA, me, t, size, r, x->unit));
-		RANK_TRY(21, rmawin_put(win, x->src[t] + ooff, size, t, r / x->unit));
+		RMAWIN_TEST_TRY(21, rmawin_put(win, x->src[t] + ooff, size, t, r / x->unit));
 	}
-	RANK_TRY(22, rmawin_fence(win, 0));
+	RMAWIN_TEST_TRY(22, rmawin_fence(win, 0));
 	a2a_check_window(x, size, slot);
 
 	/* the data each rank will get from this one, written locally */
@@ -303,14 +293,14 @@ static int a2a_size(struct a2a_ctx *x, struct rmawin_win *win, size_t size)
 		r = region_of(o, slot, x->unit, tskew);
 		fill_pat(x->win + r, size, seed_of(GET_DATA, o, me, size, r, x->unit));
 	}
-	RANK_TRY(23, rmawin_fence(win, 0));
+	RMAWIN_TEST_TRY(23, rmawin_fence(win, 0));
 	r = region_of(me, slot, x->unit, tskew);
 	for (k = 0; k < n; k++) {
 		t = (me + k) % n;	/* itself first */
 		memset(x->dst[t], GFILL, GUARD + ooff + size + GUARD);
-		RANK_TRY(24, rmawin_get(win, x->dst[t] + GUARD + ooff, size, t, r / x->unit));
+		RMAWIN_TEST_TRY(24, rmawin_get(win, x->dst[t] + GUARD + ooff, size, t, r / x->unit));
 	}
-	RANK_TRY(25, rmawin_fence(win, 0));
+	RMAWIN_TEST_TRY(25, rmawin_fence(win, 0));
 	a2a_check_gets(x, size, slot);
 	return 0;
 }
@@ -336,7 +326,7 @@ static int a2a_rank(int rank, int n, void *arg)
 	x.dst = calloc(n, sizeof(*x.dst));
 	if (!x.src || !x.dst)
 		return 2;
-	RANK_TRY(3, rmawin_test_open(rank, n, c->port, &ep));
+	RMAWIN_TEST_TRY(3, rmawin_test_open(rank, n, c->port, &ep));
 
 	for (ui = 0; ui < c->nunits; ui++) {
 		for (oi = 0; oi < c->noffsets; oi++) {
@@ -360,7 +350,7 @@ static int a2a_rank(int rank, int n, void *arg)
 				}
 			}
 			if (c->kind == MEM_ALLOCATE) {
-				RANK_TRY(5, rmawin_win_allocate(ep, x.wlen, x.unit, 0,
+				RMAWIN_TEST_TRY(5, rmawin_win_allocate(ep, x.wlen, x.unit, 0,
 								(void **)&x.win, &win));
 			} else {
 				if (c->kind == MEM_STACK)
@@ -370,14 +360,14 @@ static int a2a_rank(int rank, int n, void *arg)
 				if (!wmem)
 					return 6;
 				x.win = wmem + wshift;
-				RANK_TRY(7, rmawin_win_create(ep, x.win, x.wlen, x.unit, 0, &win));
+				RMAWIN_TEST_TRY(7, rmawin_win_create(ep, x.win, x.wlen, x.unit, 0, &win));
 			}
 			for (i = 0; i < c->nsizes; i++) {
 				ret = a2a_size(&x, win, c->sizes[i]);
 				if (ret)
 					return ret;
 			}
-			RANK_TRY(8, rmawin_win_free(win));
+			RMAWIN_TEST_TRY(8, rmawin_win_free(win));
 			if (c->kind != MEM_STACK) {
 				if (c->kind != MEM_ALLOCATE)
 					mem_put(c->kind, wmem, x.wlen + wshift);
@@ -388,7 +378,7 @@ static int a2a_rank(int rank, int n, void *arg)
 			}
 		}
 	}
-	RANK_TRY(9, rmawin_ep_close(ep));
+	RMAWIN_TEST_TRY(9, rmawin_ep_close(ep));
 	if (x.fails)
 		RANK_MSG("%d mismatches in all (the first 8 shown)", x.fails);
 	return x.fails ? 10 : 0;
@@ -491,7 +481,7 @@ static int huge_rank(int rank, int n, void *arg)
 	long bad;
 
 	me = rank;
-	RANK_TRY(1, rmawin_test_open(rank, n, *(int *)arg, &ep));
+	RMAWIN_TEST_TRY(1, rmawin_test_open(rank, n, *(int *)arg, &ep));
 	w = mem_get(MEM_MMAP, wlen + 1);
 	if (!w)
 		return 2;
@@ -507,18 +497,18 @@ static int huge_rank(int rank, int n, void *arg)
 	} else {
 		fill_pat(w + goff, HUGE_LEN, seed_of(GET_DATA, 0, 1, HUGE_LEN, goff, 1));
 	}
-	RANK_TRY(4, rmawin_win_create(ep, w, wlen, 1, 0, &win));
-	RANK_TRY(5, rmawin_fence(win, 0));
+	RMAWIN_TEST_TRY(4, rmawin_win_create(ep, w, wlen, 1, 0, &win));
+	RMAWIN_TEST_TRY(5, rmawin_fence(win, 0));
 	t0 = rmawin_test_now();
 	if (rank == 0)
-		RANK_TRY(6, rmawin_put(win, src + 1, HUGE_LEN, 1, toff));
-	RANK_TRY(7, rmawin_fence(win, 0));
+		RMAWIN_TEST_TRY(6, rmawin_put(win, src + 1, HUGE_LEN, 1, toff));
+	RMAWIN_TEST_TRY(7, rmawin_fence(win, 0));
 	if (rank == 0)
 		RANK_MSG("16 MiB put: %.1f s", rmawin_test_now() - t0);
 	t0 = rmawin_test_now();
 	if (rank == 0)
-		RANK_TRY(8, rmawin_get(win, dst + GUARD + 2, HUGE_LEN, 1, goff));
-	RANK_TRY(9, rmawin_fence(win, 0));
+		RMAWIN_TEST_TRY(8, rmawin_get(win, dst + GUARD + 2, HUGE_LEN, 1, goff));
+	RMAWIN_TEST_TRY(9, rmawin_fence(win, 0));
 	if (rank == 0) {
 		RANK_MSG("16 MiB get: %.1f s", rmawin_test_now() - t0);
 		bad = check_pat(dst + GUARD + 2, HUGE_LEN,
@@ -556,8 +546,8 @@ static int huge_rank(int rank, int n, void *arg)
 			return 15;
 		}
 	}
-	RANK_TRY(16, rmawin_win_free(win));
-	RANK_TRY(17, rmawin_ep_close(ep));
+	RMAWIN_TEST_TRY(16, rmawin_win_free(win));
+	RMAWIN_TEST_TRY(17, rmawin_ep_close(ep));
 	return 0;
 }
 
@@ -598,7 +588,7 @@ static int chunk_rank(int rank, int n, void *arg)
 	long bad;
 
 	me = rank;
-	RANK_TRY(1, rmawin_test_open(rank, n, *(int *)arg, &ep));
+	RMAWIN_TEST_TRY(1, rmawin_test_open(rank, n, *(int *)arg, &ep));
 	mem = mem_get(MEM_MMAP, wlen + pageoff);
 	src = mem_get(MEM_MMAP, 65537 + 7);
 	dst = mem_get(MEM_MMAP, 65537 + 7);
@@ -606,16 +596,16 @@ static int chunk_rank(int rank, int n, void *arg)
 		return 2;
 	w = mem + pageoff;
 	memset(w, WFILL, wlen);
-	RANK_TRY(3, rmawin_win_create(ep, w, wlen, 1, 0, &win));
+	RMAWIN_TEST_TRY(3, rmawin_win_create(ep, w, wlen, 1, 0, &win));
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		where = b + cases[i].from;
 		memset(w, WFILL, wlen);
-		RANK_TRY(4, rmawin_fence(win, 0));
+		RMAWIN_TEST_TRY(4, rmawin_fence(win, 0));
 		if (rank == 0) {
 			fill_pat(src + 7, cases[i].len, seed_of(PUT_DATA, 0, 1, cases[i].len, where, 1));
-			RANK_TRY(5, rmawin_put(win, src + 7, cases[i].len, 1, where));
+			RMAWIN_TEST_TRY(5, rmawin_put(win, src + 7, cases[i].len, 1, where));
 		}
-		RANK_TRY(6, rmawin_fence(win, 0));
+		RMAWIN_TEST_TRY(6, rmawin_fence(win, 0));
 		if (rank == 1) {
 			bad = check_pat(w + where, cases[i].len,
 					seed_of(PUT_DATA, 0, 1, cases[i].len, where, 1));
@@ -634,10 +624,10 @@ static int chunk_rank(int rank, int n, void *arg)
 			fill_pat(w + where, cases[i].len,
 				 seed_of(GET_DATA, 0, 1, cases[i].len, where, 1));
 		}
-		RANK_TRY(9, rmawin_fence(win, 0));
+		RMAWIN_TEST_TRY(9, rmawin_fence(win, 0));
 		if (rank == 0)
-			RANK_TRY(10, rmawin_get(win, dst + 3, cases[i].len, 1, where));
-		RANK_TRY(11, rmawin_fence(win, 0));
+			RMAWIN_TEST_TRY(10, rmawin_get(win, dst + 3, cases[i].len, 1, where));
+		RMAWIN_TEST_TRY(11, rmawin_fence(win, 0));
 		if (rank == 0) {
 			bad = check_pat(dst + 3, cases[i].len,
 					seed_of(GET_DATA, 0, 1, cases[i].len, where, 1));
@@ -649,18 +639,18 @@ static int chunk_rank(int rank, int n, void *arg)
 		}
 	}
 	/* and the very last byte of the window */
-	RANK_TRY(13, rmawin_fence(win, 0));
+	RMAWIN_TEST_TRY(13, rmawin_fence(win, 0));
 	if (rank == 0) {
 		src[0] = 0x77;
-		RANK_TRY(14, rmawin_put(win, src, 1, 1, wlen - 1));
+		RMAWIN_TEST_TRY(14, rmawin_put(win, src, 1, 1, wlen - 1));
 	}
-	RANK_TRY(15, rmawin_fence(win, 0));
+	RMAWIN_TEST_TRY(15, rmawin_fence(win, 0));
 	if (rank == 1 && w[wlen - 1] != 0x77) {
 		RANK_MSG("put into the last byte of the window did not land");
 		return 16;
 	}
-	RANK_TRY(17, rmawin_win_free(win));
-	RANK_TRY(18, rmawin_ep_close(ep));
+	RMAWIN_TEST_TRY(17, rmawin_win_free(win));
+	RMAWIN_TEST_TRY(18, rmawin_ep_close(ep));
 	return 0;
 }
 
@@ -691,16 +681,16 @@ static int origin_in_win_rank(int rank, int n, void *arg)
 	long bad;
 
 	me = rank;
-	RANK_TRY(1, rmawin_test_open(rank, n, *(int *)arg, &ep));
-	RANK_TRY(2, rmawin_win_allocate(ep, wlen, 1, 0, (void **)&w, &win));
+	RMAWIN_TEST_TRY(1, rmawin_test_open(rank, n, *(int *)arg, &ep));
+	RMAWIN_TEST_TRY(2, rmawin_win_allocate(ep, wlen, 1, 0, (void **)&w, &win));
 	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
 		s = sizes[i];
 		/* the first half is the origin of puts, the second receives them */
 		memset(w + half, WFILL, half);
 		fill_pat(w + 11, s, seed_of(PUT_DATA, rank, peer, s, 11, 1));
-		RANK_TRY(3, rmawin_fence(win, 0));
-		RANK_TRY(4, rmawin_put(win, w + 11, s, peer, half + 5));
-		RANK_TRY(5, rmawin_fence(win, 0));
+		RMAWIN_TEST_TRY(3, rmawin_fence(win, 0));
+		RMAWIN_TEST_TRY(4, rmawin_put(win, w + 11, s, peer, half + 5));
+		RMAWIN_TEST_TRY(5, rmawin_fence(win, 0));
 		bad = check_pat(w + half + 5, s, seed_of(PUT_DATA, peer, rank, s, 11, 1));
 		if (bad >= 0) {
 			RANK_MSG("put of %zu bytes from window memory: byte %ld wrong", s, bad);
@@ -713,18 +703,18 @@ static int origin_in_win_rank(int rank, int n, void *arg)
 		}
 		/* get the peer's first half into our second half */
 		memset(w + half, GFILL, half);
-		RANK_TRY(8, rmawin_fence(win, 0));
-		RANK_TRY(9, rmawin_get(win, w + half + 3, s, peer, 11));
-		RANK_TRY(10, rmawin_fence(win, 0));
+		RMAWIN_TEST_TRY(8, rmawin_fence(win, 0));
+		RMAWIN_TEST_TRY(9, rmawin_get(win, w + half + 3, s, peer, 11));
+		RMAWIN_TEST_TRY(10, rmawin_fence(win, 0));
 		bad = check_pat(w + half + 3, s, seed_of(PUT_DATA, peer, rank, s, 11, 1));
 		if (bad >= 0) {
 			RANK_MSG("get of %zu bytes into window memory: byte %ld wrong", s, bad);
 			return 11;
 		}
-		RANK_TRY(12, rmawin_fence(win, 0));
+		RMAWIN_TEST_TRY(12, rmawin_fence(win, 0));
 	}
-	RANK_TRY(13, rmawin_win_free(win));
-	RANK_TRY(14, rmawin_ep_close(ep));
+	RMAWIN_TEST_TRY(13, rmawin_win_free(win));
+	RMAWIN_TEST_TRY(14, rmawin_ep_close(ep));
 	return 0;
 }
 
@@ -783,7 +773,7 @@ static int many_rank(int rank, int n, void *arg)
 	dst = mem_get(MEM_MALLOC, area);
 	if (!w || !src || !dst)
 		return 2;
-	RANK_TRY(3, rmawin_test_open(rank, n, *(int *)arg, &ep));
+	RMAWIN_TEST_TRY(3, rmawin_test_open(rank, n, *(int *)arg, &ep));
 	memset(w, WFILL, wlen);
 	/* what the others will get from us: rank o's k-th get reads slot (o, k) */
 	for (o = 0; o < n; o++)
@@ -792,18 +782,18 @@ static int many_rank(int rank, int n, void *arg)
 				fill_pat(w + get_area + o * area + offs[k], many_len(k),
 					 seed_of(GET_DATA, o, rank, many_len(k), k, 1));
 	memset(dst, GFILL, area);
-	RANK_TRY(4, rmawin_win_create(ep, w, wlen, 1, 0, &win));
-	RANK_TRY(5, rmawin_fence(win, 0));
+	RMAWIN_TEST_TRY(4, rmawin_win_create(ep, w, wlen, 1, 0, &win));
+	RMAWIN_TEST_TRY(5, rmawin_fence(win, 0));
 	for (k = 0; k < MANY; k++) {
 		t = (rank + k) % n;
 		len = many_len(k);
 		fill_pat(src + offs[k], len, seed_of(PUT_DATA, rank, t, len, k, 1));
-		RANK_TRY(6, rmawin_put(win, src + offs[k], len, t,
+		RMAWIN_TEST_TRY(6, rmawin_put(win, src + offs[k], len, t,
 				       put_area + rank * area + offs[k]));
-		RANK_TRY(7, rmawin_get(win, dst + offs[k], len, t,
+		RMAWIN_TEST_TRY(7, rmawin_get(win, dst + offs[k], len, t,
 				       get_area + rank * area + offs[k]));
 	}
-	RANK_TRY(8, rmawin_fence(win, 0));
+	RMAWIN_TEST_TRY(8, rmawin_fence(win, 0));
 	for (o = 0; o < n; o++) {
 		for (k = 0; k < MANY; k++) {
 			if ((o + k) % n != rank)
@@ -829,8 +819,8 @@ static int many_rank(int rank, int n, void *arg)
 		if (dst[offs[k] + len] != GFILL && fails++ < 8)
 			RANK_MSG("get %d from rank %d (%zu bytes) wrote past its end", k, t, len);
 	}
-	RANK_TRY(9, rmawin_win_free(win));
-	RANK_TRY(10, rmawin_ep_close(ep));
+	RMAWIN_TEST_TRY(9, rmawin_win_free(win));
+	RMAWIN_TEST_TRY(10, rmawin_ep_close(ep));
 	if (fails)
 		RANK_MSG("%d wrong operations", fails);
 	return fails ? 11 : 0;
@@ -915,7 +905,7 @@ static int batch_rank(int rank, int n, void *arg)
 	long bad;
 
 	me = rank;
-	RANK_TRY(1, rmawin_test_open(rank, n, *(int *)arg, &ep));
+	RMAWIN_TEST_TRY(1, rmawin_test_open(rank, n, *(int *)arg, &ep));
 	fd = rmawin_ep_fd(ep);
 	w = mem_get(MEM_MALLOC, wlen);
 	src = mem_get(MEM_MALLOC, BATCH * slot);
@@ -971,7 +961,7 @@ static int batch_rank(int rank, int n, void *arg)
 		RANK_MSG("WIN_FREE: %s", strerror(errno));
 		return 8;
 	}
-	RANK_TRY(9, rmawin_ep_close(ep));
+	RMAWIN_TEST_TRY(9, rmawin_ep_close(ep));
 	return 0;
 }
 
@@ -999,11 +989,11 @@ static int zero_rank(int rank, int n, void *arg)
 	long bad;
 
 	me = rank;
-	RANK_TRY(1, rmawin_test_open(rank, n, *(int *)arg, &ep));
+	RMAWIN_TEST_TRY(1, rmawin_test_open(rank, n, *(int *)arg, &ep));
 	memset(buf, WFILL, sizeof(buf));
-	RANK_TRY(2, rmawin_win_create(ep, rank == 0 ? NULL : buf, rank == 1 ? sizeof(buf) : 0,
+	RMAWIN_TEST_TRY(2, rmawin_win_create(ep, rank == 0 ? NULL : buf, rank == 1 ? sizeof(buf) : 0,
 				      1, 0, &win));
-	RANK_TRY(3, rmawin_fence(win, 0));
+	RMAWIN_TEST_TRY(3, rmawin_fence(win, 0));
 	for (t = 0; t < n; t += 2) {
 		ret = rmawin_put(win, src, 1, t, 0);
 		if (ret != -ERANGE) {
@@ -1025,8 +1015,8 @@ static int zero_rank(int rank, int n, void *arg)
 		}
 	}
 	fill_pat(src, sizeof(src), seed_of(PUT_DATA, rank, 1, sizeof(src), 0, 1));
-	RANK_TRY(7, rmawin_put(win, src, sizeof(src), 1, 100 + rank * 100));
-	RANK_TRY(8, rmawin_fence(win, 0));
+	RMAWIN_TEST_TRY(7, rmawin_put(win, src, sizeof(src), 1, 100 + rank * 100));
+	RMAWIN_TEST_TRY(8, rmawin_fence(win, 0));
 	if (rank == 1) {
 		for (t = 0; t < n; t++) {
 			bad = check_pat(buf + 100 + t * 100, sizeof(src),
@@ -1040,14 +1030,14 @@ static int zero_rank(int rank, int n, void *arg)
 		RANK_MSG("memory behind an empty window changed");
 		return 10;
 	}
-	RANK_TRY(11, rmawin_get(win, got, sizeof(got), 1, 100 + rank * 100));
-	RANK_TRY(12, rmawin_fence(win, 0));
+	RMAWIN_TEST_TRY(11, rmawin_get(win, got, sizeof(got), 1, 100 + rank * 100));
+	RMAWIN_TEST_TRY(12, rmawin_fence(win, 0));
 	if (memcmp(got, src, sizeof(got))) {
 		RANK_MSG("get back from rank 1 differs from what was put");
 		return 13;
 	}
-	RANK_TRY(14, rmawin_win_free(win));
-	RANK_TRY(15, rmawin_ep_close(ep));
+	RMAWIN_TEST_TRY(14, rmawin_win_free(win));
+	RMAWIN_TEST_TRY(15, rmawin_ep_close(ep));
 	return 0;
 }
 
@@ -1068,21 +1058,21 @@ static int all_zero_rank(int rank, int n, void *arg)
 	int ret;
 
 	me = rank;
-	RANK_TRY(1, rmawin_test_open(rank, n, *(int *)arg, &ep));
-	RANK_TRY(2, rmawin_win_create(ep, NULL, 0, 1, 0, &win));
-	RANK_TRY(3, rmawin_win_allocate(ep, 0, 8, 0, &base, &win2));
-	RANK_TRY(4, rmawin_fence(win, 0));
-	RANK_TRY(4, rmawin_fence(win2, 0));
+	RMAWIN_TEST_TRY(1, rmawin_test_open(rank, n, *(int *)arg, &ep));
+	RMAWIN_TEST_TRY(2, rmawin_win_create(ep, NULL, 0, 1, 0, &win));
+	RMAWIN_TEST_TRY(3, rmawin_win_allocate(ep, 0, 8, 0, &base, &win2));
+	RMAWIN_TEST_TRY(4, rmawin_fence(win, 0));
+	RMAWIN_TEST_TRY(4, rmawin_fence(win2, 0));
 	ret = rmawin_put(win2, &ret, 1, (rank + 1) % n, 0);
 	if (ret != -ERANGE) {
 		RANK_MSG("put into an empty allocated window: %d, want -ERANGE", ret);
 		return 5;
 	}
-	RANK_TRY(6, rmawin_fence(win2, 0));
-	RANK_TRY(7, rmawin_fence(win, 0));
-	RANK_TRY(8, rmawin_win_free(win));
-	RANK_TRY(9, rmawin_win_free(win2));
-	RANK_TRY(10, rmawin_ep_close(ep));
+	RMAWIN_TEST_TRY(6, rmawin_fence(win2, 0));
+	RMAWIN_TEST_TRY(7, rmawin_fence(win, 0));
+	RMAWIN_TEST_TRY(8, rmawin_win_free(win));
+	RMAWIN_TEST_TRY(9, rmawin_win_free(win2));
+	RMAWIN_TEST_TRY(10, rmawin_ep_close(ep));
 	return 0;
 }
 
@@ -1119,20 +1109,20 @@ static int multi_rank(int rank, int n, void *arg)
 	long bad;
 
 	me = rank;
-	RANK_TRY(1, rmawin_test_open(rank, n, *(int *)arg, &ep));
+	RMAWIN_TEST_TRY(1, rmawin_test_open(rank, n, *(int *)arg, &ep));
 	for (i = 0; i < NWIN; i++) {
 		src[i] = malloc(MW_LEN);
 		dst[i] = malloc(MW_LEN);
 		if (!src[i] || !dst[i])
 			return 2;
 		if (i == 1) {
-			RANK_TRY(3, rmawin_win_allocate(ep, lens[i], units[i], 0,
+			RMAWIN_TEST_TRY(3, rmawin_win_allocate(ep, lens[i], units[i], 0,
 							(void **)&mem[i], &win[i]));
 		} else {
 			mem[i] = i == 2 ? mem_get(MEM_MMAP, lens[i]) : malloc(lens[i]);
 			if (!mem[i])
 				return 4;
-			RANK_TRY(5, rmawin_win_create(ep, mem[i], lens[i], units[i], 0, &win[i]));
+			RMAWIN_TEST_TRY(5, rmawin_win_create(ep, mem[i], lens[i], units[i], 0, &win[i]));
 		}
 		memset(mem[i], WFILL, lens[i]);
 		/* what the next rank gets from this one */
@@ -1140,19 +1130,19 @@ static int multi_rank(int rank, int n, void *arg)
 	}
 	for (round = 0; round < 3; round++) {
 		for (i = 0; i < NWIN; i++)
-			RANK_TRY(6, rmawin_fence(win[i], 0));
+			RMAWIN_TEST_TRY(6, rmawin_fence(win[i], 0));
 		/* put to the next rank, get from the previous one, window after window */
 		for (i = 0; i < NWIN; i++) {
 			t = (i + round) % NWIN;
 			r = (size_t)(rank * MW_LEN + 8 * round) / units[t];
 			fill_pat(src[t], MW_LEN, seed_of(PUT_DATA, rank, next, MW_LEN, t * 10 + round, 1));
-			RANK_TRY(7, rmawin_put(win[t], src[t], MW_LEN, next, r));
+			RMAWIN_TEST_TRY(7, rmawin_put(win[t], src[t], MW_LEN, next, r));
 			memset(dst[t], GFILL, MW_LEN);
-			RANK_TRY(8, rmawin_get(win[NWIN - 1 - t], dst[NWIN - 1 - t], MW_LEN, prev,
+			RMAWIN_TEST_TRY(8, rmawin_get(win[NWIN - 1 - t], dst[NWIN - 1 - t], MW_LEN, prev,
 					       MW_GET / units[NWIN - 1 - t]));
 		}
 		for (i = 0; i < NWIN; i++)
-			RANK_TRY(9, rmawin_fence(win[fence_order[i]], 0));
+			RMAWIN_TEST_TRY(9, rmawin_fence(win[fence_order[i]], 0));
 		for (i = 0; i < NWIN; i++) {
 			o = prev;
 			r = (size_t)(o * MW_LEN + 8 * round) / units[i] * units[i];
@@ -1172,8 +1162,8 @@ static int multi_rank(int rank, int n, void *arg)
 		}
 	}
 	for (i = 0; i < NWIN; i++)
-		RANK_TRY(12, rmawin_win_free(win[i]));
-	RANK_TRY(13, rmawin_ep_close(ep));
+		RMAWIN_TEST_TRY(12, rmawin_win_free(win[i]));
+	RMAWIN_TEST_TRY(13, rmawin_ep_close(ep));
 	return 0;
 }
 
@@ -1199,7 +1189,7 @@ static int handle_rank(int rank, int n, void *arg)
 	int fd, i;
 
 	me = rank;
-	RANK_TRY(1, rmawin_test_open(rank, n, 28510, &ep));
+	RMAWIN_TEST_TRY(1, rmawin_test_open(rank, n, 28510, &ep));
 	fd = rmawin_ep_fd(ep);
 	for (i = 0; i < 3; i++)
 		if (create_raw(fd, mem[i], 4096 - i * 100, 1 + i, &hs->h[rank][i]))
@@ -1210,7 +1200,7 @@ static int handle_rank(int rank, int n, void *arg)
 	for (i = 0; i < 3; i++)
 		if (free_raw(fd, hs->h[rank][i]))
 			hs->err[rank] = errno;
-	RANK_TRY(2, rmawin_ep_close(ep));
+	RMAWIN_TEST_TRY(2, rmawin_ep_close(ep));
 	return 0;
 }
 
@@ -1274,22 +1264,22 @@ static int peer_rank(int rank, int n, void *arg)
 	if (!buf)
 		return 1;
 	memset(buf, PEER_FILL, PEER_WIN);
-	RANK_TRY(2, rmawin_test_open(rank, n, port, &ep));
-	RANK_TRY(3, rmawin_win_create(ep, buf, PEER_WIN, 1, 0, &win));
-	RANK_TRY(4, rmawin_fence(win, 0));	/* F1: the epoch of refused operations */
-	RANK_TRY(5, rmawin_fence(win, 0));	/* F2: it is over */
+	RMAWIN_TEST_TRY(2, rmawin_test_open(rank, n, port, &ep));
+	RMAWIN_TEST_TRY(3, rmawin_win_create(ep, buf, PEER_WIN, 1, 0, &win));
+	RMAWIN_TEST_TRY(4, rmawin_fence(win, 0));	/* F1: the epoch of refused operations */
+	RMAWIN_TEST_TRY(5, rmawin_fence(win, 0));	/* F2: it is over */
 	bad = check_fill(buf, PEER_WIN, PEER_FILL);
 	rep->changed = bad;
 	rep->got = bad >= 0 ? buf[bad] : 0;
-	RANK_TRY(6, rmawin_fence(win, 0));	/* F3: rank 0 has the report */
-	RANK_TRY(6, rmawin_fence(win, 0));	/* F4: the last bytes are put */
+	RMAWIN_TEST_TRY(6, rmawin_fence(win, 0));	/* F3: rank 0 has the report */
+	RMAWIN_TEST_TRY(6, rmawin_fence(win, 0));	/* F4: the last bytes are put */
 	bad = check_fill(buf, PEER_WIN - 16, PEER_FILL);
 	if (bad >= 0 || buf[PEER_WIN - 1] != 0xee) {
 		RANK_MSG("the put into the last 16 bytes of the window did not land");
 		return 7;
 	}
-	RANK_TRY(8, rmawin_win_free(win));
-	RANK_TRY(9, rmawin_ep_close(ep));
+	RMAWIN_TEST_TRY(8, rmawin_win_free(win));
+	RMAWIN_TEST_TRY(9, rmawin_ep_close(ep));
 	return 0;
 }
 
@@ -1710,7 +1700,7 @@ static int freed_rank(int rank, int n, void *arg)
 	int fd;
 
 	me = rank;
-	RANK_TRY(1, rmawin_test_open(rank, n, *(int *)arg, &ep));
+	RMAWIN_TEST_TRY(1, rmawin_test_open(rank, n, *(int *)arg, &ep));
 	fd = rmawin_ep_fd(ep);
 	if (create_raw(fd, buf, sizeof(buf), 1, &win) ||
 	    create_raw(fd, buf, sizeof(buf), 1, &win2) || fence_raw(fd, win, 0) ||
@@ -1747,7 +1737,7 @@ static int freed_rank(int rank, int n, void *arg)
 		RANK_MSG("the window still alive: %s", strerror(errno));
 		return 8;
 	}
-	RANK_TRY(9, rmawin_ep_close(ep));
+	RMAWIN_TEST_TRY(9, rmawin_ep_close(ep));
 	return 0;
 }
 

@@ -168,6 +168,9 @@ static inline double rmawin_test_now(void)
 }
 
 /* Start fn(rank, n, arg) in a child process; returns its pid. */
+/* The rank a forked rank's process plays, for its messages; -1 in the parent. */
+static int rmawin_test_rank = -1;
+
 static inline pid_t rmawin_test_fork_rank(int rank, int n, int (*fn)(int, int, void *),
 					  void *arg)
 {
@@ -176,8 +179,10 @@ static inline pid_t rmawin_test_fork_rank(int rank, int n, int (*fn)(int, int, v
 	fflush(stdout);
 	fflush(stderr);
 	pid = fork();
-	if (pid == 0)
+	if (pid == 0) {
+		rmawin_test_rank = rank;
 		_exit(fn(rank, n, arg) & 0xff);
+	}
 	return pid;
 }
 
@@ -350,26 +355,29 @@ static inline int rmawin_test_run_eps(struct __test_metadata *_metadata, int n, 
 }
 
 /*
- * In a rank's function, with its endpoint in `ep`: fail with exit status
- * @step, saying why, if @call returns an error.
+ * The one pair of checks for a rank's function (or any helper that returns
+ * a status): RMAWIN_TEST_TRY fails with exit status @step, saying where and
+ * why, if @call returns an error; RMAWIN_TEST_WANT expects @call to return
+ * exactly @err and otherwise says so and sets the caller's `bad`.
  */
 #define RMAWIN_TEST_TRY(step, call)						\
 	do {									\
 		int __r = (call);						\
 		if (__r) {							\
-			fprintf(stderr, "rank %d: step %d: %s: %s\n",		\
-				rmawin_rank(ep), (step), #call,			\
-				rmawin_strerror(__r));				\
+			fprintf(stderr, "#   rank %d: %s:%d: step %d: %s: %s\n",	\
+				rmawin_test_rank, __FILE__, __LINE__, (step),	\
+				#call, rmawin_strerror(__r));			\
 			return (step);						\
 		}								\
 	} while (0)
 
-/* Expect @call to return @err; if not, say so and set the caller's `bad`. */
 #define RMAWIN_TEST_WANT(err, call)						\
 	do {									\
 		int __r = (call);						\
 		if (__r != (err)) {						\
-			fprintf(stderr, "%s: %d, want %d\n", #call, __r, (err));\
+			fprintf(stderr, "#   rank %d: %s:%d: %s: %d, want %d\n",\
+				rmawin_test_rank, __FILE__, __LINE__, #call,	\
+				__r, (err));					\
 			bad = 1;						\
 		}								\
 	} while (0)

@@ -3,7 +3,7 @@
 # The rogue peer's attacks in one guest (rogue_cases.sh); the same across
 # two guests run in wire_test.sh.
 set -uo pipefail
-cd "$(dirname "$0")"
+cd "$(dirname "$0")" || exit 1
 ip=${RMAWIN_VM_ADDRS:-198.18.0.1}
 ip=${ip%%,*}
 exec ./rogue_cases.sh both "$ip" "$ip" 30000 "${RMAWIN_FUZZ_COUNT:-10000}"

@@ -5,10 +5,10 @@
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-cd "$here"
+cd "$here" || exit 1
 tests=("$@")
 if ((${#tests[@]} == 0)); then
-	tests=($(sed -n 's/^TESTS := //p' Makefile))
+	read -ra tests < <(sed -n 's/^TESTS := //p' Makefile)
 fi
 
 mount | grep -q ' /sys/kernel/debug ' || mount -t debugfs none /sys/kernel/debug

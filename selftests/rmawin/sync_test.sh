@@ -3,7 +3,7 @@
 # 4 and 8 ranks in one guest, each run followed by a leak check of the
 # module's counters.  The two-guest runs are in wire_test.sh.
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 
 # shellcheck source=selftests/rmawin/tap.sh
 . selftests/rmawin/tap.sh

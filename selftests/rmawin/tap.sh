@@ -1,8 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
 # Sourced by the scripted tests: TAP lines for commands.
 #   check DESC COMMAND...   runs COMMAND, prints "ok N DESC" or "not ok N DESC"
 #                           and the last 12 lines of its output as comments;
 #                           a failure sets failed=1 (the script's exit status)
+# shellcheck disable=SC2034 # failed is the sourcing script's
 n=0 failed=0
 check() {
 	local desc=$1 out
@@ -14,5 +16,5 @@ check() {
 		echo "not ok $n $desc"
 		failed=1
 	fi
-	sed 's/^/# /' <<<"$out" | tail -n 12
+	printf "%s\n" "$out" | tail -n 12 | sed "s/^/# /"
 }

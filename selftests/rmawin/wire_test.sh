@@ -3,7 +3,7 @@
 # their soft-RoCE device through /dev/rmawin, and RDMA traffic crosses the
 # wire (perftest's ib_write_lat, node 1 the client of node 0).  TAP output.
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 
 node=${RMAWIN_VM_NODE:?run me with tools/vm --nodes 2}
 IFS=, read -r -a addrs <<<"${RMAWIN_VM_ADDRS:?}"
@@ -40,8 +40,8 @@ if [[ $node == 0 ]]; then
 else
 	# the server needs a moment to listen; retry the connect
 	lat() {
-		local i
-		for i in 1 2 3 4 5 6 7 8 9 10; do
+		local _
+		for _ in 1 2 3 4 5 6 7 8 9 10; do
 			timeout 120 ib_write_lat -d "$ibdev" -n 200 -F "${addrs[0]}" \
 				>/tmp/lat.log 2>&1 && return 0
 			sleep 1
@@ -81,7 +81,7 @@ rogue_wire() {
 		"${RMAWIN_WIRE_FUZZ_COUNT:-2000}" >/tmp/rogue_wire.tap 2>&1
 	local rc=$?
 	sed 's/^/# /' /tmp/rogue_wire.tap
-	return $rc
+	return "$rc"
 }
 ((rogue_pass)) &&
 	check "wire: the rogue on node 1 against victims on node 0 ($role side)" rogue_wire
