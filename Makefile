@@ -12,8 +12,12 @@ KDIR ?= /lib/modules/$(KVER)/build
 # tools/vm and tools/lint boot and check the same kernel the module is built for
 export KVER
 LINUX_SRC := $(TOP)/build/linux-source-6.1
+# The project's one version: the library's (lib/include/rmawin.h).
+VERSION := $(shell awk '/^\#define RMAWIN_VERSION_MAJOR/ { ma = $$3 } \
+	/^\#define RMAWIN_VERSION_MINOR/ { mi = $$3 } END { print ma "." mi }' $(TOP)/lib/include/rmawin.h)
 
 .PHONY: all deps module lib selftests tools examples lint check check-debug check-rt fuzz demo bench clean install
+.PHONY: man htmldocs deb dkms dkms-remove check-install
 
 all: module lib selftests tools examples
 
@@ -92,6 +96,37 @@ install: all
 	$(MAKE) -C $(KDIR) M=$(TOP) modules_install
 	$(MAKE) -C lib install
 
+# Manual pages into build/man: section 3 from the public header's kernel-doc
+# comments, 1 and 4 from man/ (Documentation/packaging.rst).
+man: deps
+	$(TOP)/tools/man $(TOP)/build/man
+
+# Documentation/ as HTML in build/htmldocs, references from kernel-doc; any
+# Sphinx warning fails the build.
+htmldocs: deps
+	@$(TOP)/tools/deps docs
+	RMAWIN_KDOC=$$($(TOP)/tools/kdoc) RMAWIN_VERSION=$(VERSION) \
+		sphinx-build -E -a -W --keep-going -q -b html $(TOP)/Documentation $(TOP)/build/htmldocs
+	@echo "htmldocs: $(TOP)/build/htmldocs/index.html"
+
+# Debian packages into build/deb (lintian must be clean).
+deb:
+	@$(TOP)/tools/deps pkg
+	$(TOP)/tools/deb
+
+# The module under DKMS on this host, for the packaged kernel; nothing is loaded.
+dkms:
+	@$(TOP)/tools/deps pkg
+	$(TOP)/tools/dkms install
+
+dkms-remove:
+	$(TOP)/tools/dkms remove
+
+# Installs the packages onto THIS host, tests them in the VM, removes them:
+# for throwaway machines (CI), not a workstation.
+check-install: deb
+	$(TOP)/tools/install-test
+
 clean:
 	-$(MAKE) -C $(KDIR) M=$(TOP) clean
 	-$(MAKE) -C lib clean
@@ -99,4 +134,4 @@ clean:
 	-$(MAKE) -C tools clean
 	-$(MAKE) -C examples clean
 	-$(MAKE) -C bench clean
-	rm -rf build/check build/vm
+	rm -rf build/check build/vm build/man build/htmldocs build/deb build/install-test

@@ -269,7 +269,8 @@ int rmawin_win_create(struct rmawin_ep *ep, void *base, size_t size, unsigned in
  *
  * The kernel allocates zeroed pages, charged to RLIMIT_MEMLOCK like a
  * created window's, and the library maps them (MAP_SHARED on the
- * endpoint's file) at *@base; rmawin_win_free() unmaps them.
+ * endpoint's file) at the address written to @base; rmawin_win_free()
+ * unmaps them.
  *
  * Return: as rmawin_win_create().
  */
@@ -340,7 +341,7 @@ enum rmawin_type { RMAWIN_INT8, RMAWIN_UINT8, RMAWIN_INT16, RMAWIN_UINT16, RMAWI
  * @target_disp: where in the target window, in disp_units
  * @op: target = target @op origin, atomically per element
  *
- * target = @op(target, origin) element by element, applied by the target's
+ * target = target @op origin, element by element, applied by the target's
  * kernel: atomic per element against every accumulate-family operation.
  *
  * Return: 0; -EINVAL for an op/type pair MPI does not define (BAND on
@@ -396,8 +397,8 @@ int rmawin_fetch_and_op(struct rmawin_win *win, const void *origin, void *result
  * @target: rank of the target
  * @target_disp: where in the target window, in disp_units
  *
- * If the target element equals *@compare it becomes *@origin; @result
- * receives the previous value (compared bitwise, floats included).
+ * If the target element equals the one at @compare it becomes the one at
+ * @origin; @result receives the previous value (compared bitwise, floats included).
  *
  * Return: as rmawin_accumulate().
  */

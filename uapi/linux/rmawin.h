@@ -369,11 +369,11 @@ struct rmawin_win_free {
  * enum rmawin_opcode - what one operation descriptor asks for
  * @RMAWIN_OP_PUT: copy @len bytes from @origin into the target window
  * @RMAWIN_OP_GET: copy @len bytes of the target window into @origin
- * @RMAWIN_OP_ACC: target = @acc_op(target, origin), element by element
+ * @RMAWIN_OP_ACC: target = target @acc_op origin, element by element
  * @RMAWIN_OP_GET_ACC: as ACC, and the target's previous values to @result
  * @RMAWIN_OP_FETCH_OP: GET_ACC of one element
- * @RMAWIN_OP_CAS: one element: if target == *@compare then target =
- *	*@origin; the previous value to @result
+ * @RMAWIN_OP_CAS: one element: if the target equals the element at
+ *	@compare, it becomes the one at @origin; the previous value to @result
  * @RMAWIN_OP_PUT_NOTIFY: a put, then a notification (source, @tag,
  *	target_disp, len) queued at the target once the data is visible
  * @RMAWIN_OP_FLUSH: rmawin_flush(): complete every operation issued on
