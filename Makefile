@@ -44,7 +44,8 @@ examples: deps lib
 lint: deps
 	$(TOP)/tools/lint
 
-check: lint all
+# The manual pages and the HTML build first: kernel-doc and Sphinx warnings fail.
+check: lint all man htmldocs
 	$(TOP)/tools/check
 
 # The whole suite, one guest and two, under a debug kernel built from Debian's
