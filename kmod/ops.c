@@ -3,8 +3,8 @@
  * rmawin: one-sided operations.  A put is an RDMA WRITE and a get an RDMA
  * READ into the target's registered window.  The origin side is any user
  * memory: up to RMAWIN_BOUNCE_SIZE bytes go through one of the group's
- * registered kernel buffers (a copy is cheaper than pinning), larger ones
- * are pinned for the operation and DMA-mapped page by page.
+ * registered kernel buffers (bounce.c: a copy is cheaper than pinning),
+ * larger ones are pinned for the operation and DMA-mapped page by page.
  *
  * Each operation is a request with a count of work requests in flight,
  * biased by one while it is being posted.  Completions only count down;
@@ -22,68 +22,6 @@
 #include "rmawin.h"
 
 #define RMAWIN_RMA_MAX_OPS	1024
-
-/**
- * rmawin_bounce_alloc() - allocate and map the group's bounce buffers
- * @grp: the group, with its device known
- *
- * Return: 0 or -ENOMEM.
- */
-int rmawin_bounce_alloc(struct rmawin_group *grp)
-{
-	u32 i;
-
-	for (i = 0; i < RMAWIN_BOUNCE_SLOTS; i++) {
-		grp->bounce_mem[i] = kmalloc(RMAWIN_BOUNCE_SIZE, GFP_KERNEL_ACCOUNT);
-		if (!grp->bounce_mem[i])
-			return -ENOMEM;
-		grp->bounce_dma[i] = ib_dma_map_single(grp->ibdev, grp->bounce_mem[i],
-						       RMAWIN_BOUNCE_SIZE,
-						       DMA_BIDIRECTIONAL);
-		if (ib_dma_mapping_error(grp->ibdev, grp->bounce_dma[i])) {
-			kfree(grp->bounce_mem[i]);
-			grp->bounce_mem[i] = NULL;
-			return -ENOMEM;
-		}
-	}
-	return 0;
-}
-
-/**
- * rmawin_bounce_free() - unmap and free the bounce buffers
- * @grp: the group, with nothing in flight
- */
-void rmawin_bounce_free(struct rmawin_group *grp)
-{
-	u32 i;
-
-	for (i = 0; i < RMAWIN_BOUNCE_SLOTS && grp->bounce_mem[i]; i++) {
-		ib_dma_unmap_single(grp->ibdev, grp->bounce_dma[i],
-				    RMAWIN_BOUNCE_SIZE, DMA_BIDIRECTIONAL);
-		kfree(grp->bounce_mem[i]);
-		grp->bounce_mem[i] = NULL;
-	}
-}
-
-static int rmawin_bounce_get(struct rmawin_group *grp)
-{
-	int slot = -1;
-
-	spin_lock_irq(&grp->lock);
-	if (~grp->bounce_busy) {
-		slot = ffz(grp->bounce_busy);
-		__set_bit(slot, &grp->bounce_busy);
-	}
-	spin_unlock_irq(&grp->lock);
-	return slot;
-}
-
-static void rmawin_bounce_put(struct rmawin_group *grp, int slot)
-{
-	spin_lock_irq(&grp->lock);
-	__clear_bit(slot, &grp->bounce_busy);
-	spin_unlock_irq(&grp->lock);
-}
 
 /**
  * rmawin_req_finish() - a request is complete (once, whoever calls first)

@@ -696,8 +696,12 @@ int rmawin_ioctl_rma(struct rmawin_ep *ep, void *arg);
 int rmawin_op_run(struct rmawin_ep *ep, const struct rmawin_op_desc *op, bool ring);
 int rmawin_win_complete(struct rmawin_win *win);
 void rmawin_win_reap(struct rmawin_win *win, bool copy_out);
+
+/* bounce.c */
 int rmawin_bounce_alloc(struct rmawin_group *grp);
 void rmawin_bounce_free(struct rmawin_group *grp);
+int rmawin_bounce_get(struct rmawin_group *grp);
+void rmawin_bounce_put(struct rmawin_group *grp, int slot);
 
 /* rcache.c */
 void rmawin_rcache_init(struct rmawin_rcache *rc, struct rmawin_ep *ep,

@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rmawin: bounce buffers.  Each group has RMAWIN_BOUNCE_SLOTS kernel
+ * buffers of RMAWIN_BOUNCE_SIZE bytes, DMA-mapped once when the group is
+ * joined: a small put copies its origin into one and posts from it, a
+ * small get lands in one and is copied out at reaping.  For small
+ * operations a copy is cheaper than pinning and mapping user pages.
+ */
+#include <linux/slab.h>
+#include <linux/bitops.h>
+
+#include "rmawin.h"
+
+/**
+ * rmawin_bounce_alloc() - allocate and map the group's bounce buffers
+ * @grp: the group, with its device known
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int rmawin_bounce_alloc(struct rmawin_group *grp)
+{
+	u32 i;
+
+	for (i = 0; i < RMAWIN_BOUNCE_SLOTS; i++) {
+		grp->bounce_mem[i] = kmalloc(RMAWIN_BOUNCE_SIZE, GFP_KERNEL_ACCOUNT);
+		if (!grp->bounce_mem[i])
+			return -ENOMEM;
+		grp->bounce_dma[i] = ib_dma_map_single(grp->ibdev, grp->bounce_mem[i],
+						       RMAWIN_BOUNCE_SIZE,
+						       DMA_BIDIRECTIONAL);
+		if (ib_dma_mapping_error(grp->ibdev, grp->bounce_dma[i])) {
+			kfree(grp->bounce_mem[i]);
+			grp->bounce_mem[i] = NULL;
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+/**
+ * rmawin_bounce_free() - unmap and free the bounce buffers
+ * @grp: the group, with nothing in flight
+ */
+void rmawin_bounce_free(struct rmawin_group *grp)
+{
+	u32 i;
+
+	for (i = 0; i < RMAWIN_BOUNCE_SLOTS && grp->bounce_mem[i]; i++) {
+		ib_dma_unmap_single(grp->ibdev, grp->bounce_dma[i],
+				    RMAWIN_BOUNCE_SIZE, DMA_BIDIRECTIONAL);
+		kfree(grp->bounce_mem[i]);
+		grp->bounce_mem[i] = NULL;
+	}
+}
+
+/**
+ * rmawin_bounce_get() - take a free bounce buffer
+ * @grp: the group
+ *
+ * Context: any but hard interrupt; takes @grp->lock.
+ * Return: its slot, or -1 if all are busy.
+ */
+int rmawin_bounce_get(struct rmawin_group *grp)
+{
+	int slot = -1;
+
+	spin_lock_irq(&grp->lock);
+	if (~grp->bounce_busy) {
+		slot = ffz(grp->bounce_busy);
+		__set_bit(slot, &grp->bounce_busy);
+	}
+	spin_unlock_irq(&grp->lock);
+	return slot;
+}
+
+/**
+ * rmawin_bounce_put() - give a bounce buffer back
+ * @grp: the group
+ * @slot: what rmawin_bounce_get() returned
+ */
+void rmawin_bounce_put(struct rmawin_group *grp, int slot)
+{
+	spin_lock_irq(&grp->lock);
+	__clear_bit(slot, &grp->bounce_busy);
+	spin_unlock_irq(&grp->lock);
+}
