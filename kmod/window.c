@@ -36,6 +36,23 @@ static u32 rmawin_chunk_pages(struct rmawin_ep *ep)
 }
 
 /*
+ * Entries a region's MR is allocated with.  rxe in 6.1 keeps an MR's pages
+ * in maps of 256 and, when a transfer ends on the last page of a full last
+ * map, steps to the next map and reads its pointer, one past the array
+ * (rxe_mr_copy(); gone with 6.4's xarray).  Our full regions are 512 pages,
+ * two full maps: KASAN reports the read on every put or get that ends at a
+ * region's end.  One spare entry gives rxe a third map, never used.  No
+ * other device needs it, and a hardware device may refuse more entries
+ * than its page-list length.
+ */
+static u32 rmawin_mr_entries(struct rmawin_ep *ep)
+{
+	u32 n = rmawin_chunk_pages(ep);
+
+	return ep->dev->ibdev->ops.driver_id == RDMA_DRIVER_RXE ? n + 1 : n;
+}
+
+/*
  * The largest block, up to RMAWIN_MAX_BLOCK_SHIFT, that the window's pages
  * fill whole: wherever the physical pages stop being contiguous, the user
  * address and the frame number are both block-aligned, and the first page
@@ -95,7 +112,7 @@ static int rmawin_chunk_map(struct rmawin_win *win, struct rmawin_mr_chunk *c, u
 	ret = ib_dma_map_sgtable_attrs(ibdev, &c->sgt, DMA_BIDIRECTIONAL, 0);
 	if (ret)
 		goto err_free_sgt;
-	c->mr = ib_alloc_mr(win->ep->pd, IB_MR_TYPE_MEM_REG, rmawin_chunk_pages(win->ep));
+	c->mr = ib_alloc_mr(win->ep->pd, IB_MR_TYPE_MEM_REG, rmawin_mr_entries(win->ep));
 	if (IS_ERR(c->mr)) {
 		ret = PTR_ERR(c->mr);
 		c->mr = NULL;

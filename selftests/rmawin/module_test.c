@@ -81,10 +81,15 @@ TEST_F(module, rmmod_refused_while_open)
 TEST_F_TIMEOUT(module, load_unload_20_times, 300)
 {
 	long ib_core0 = module_refcnt("ib_core");
+	/* built in (the debug kernel), ib_core has no reference count to leak */
+	bool ib_core_builtin = ib_core0 < 0 && !access("/sys/module/ib_core", F_OK);
 	struct rmawin_query q;
 	int i, fd;
 
-	ASSERT_LE(0, ib_core0);
+	if (ib_core_builtin)
+		TH_LOG("ib_core is built in: no reference count to compare at the end");
+	else
+		ASSERT_LE(0, ib_core0);
 	for (i = 0; i < 20; i++) {
 		ASSERT_EQ(0, delete_module("rmawin")) TH_LOG("unload %d: %s", i, strerror(errno));
 		ASSERT_NE(0, access(RMAWIN_DEV_PATH, F_OK));
@@ -103,7 +108,8 @@ TEST_F_TIMEOUT(module, load_unload_20_times, 300)
 		ASSERT_EQ(0, rmawin_stat("pds"));
 	}
 	/* nothing of ours holds ib_core beyond the one dependency */
-	EXPECT_EQ(ib_core0, module_refcnt("ib_core"));
+	if (!ib_core_builtin)
+		EXPECT_EQ(ib_core0, module_refcnt("ib_core"));
 }
 
 TEST_HARNESS_MAIN
