@@ -106,16 +106,20 @@ run_case "a forged barrier round" \
 	"p=(); for r in 0 1 2; do $bin/victim barrier4 \$r $A & p+=(\$!); done; s=0; for q in \${p[@]}; do wait \$q || s=1; done; exit \$s" \
 	"$bin/rogue barrier4 $A 3"
 # A member that stops answering while the victim's poller waits for room:
-# SIGKILL must still end the victim within seconds (no D state in close).
+# SIGKILL must still end the victim within seconds (no D state in close),
+# and what it held must go too while the mute member stays connected.
 port=$((port + 10)); A=$(addrs 2)
 run_case "a mute member, then SIGKILL" \
 	"$bin/victim mute $A & v=\$!; sleep 15; kill -9 \$v
 	 for i in \$(seq 100); do
 		s=\$(awk '{ print \$3 }' /proc/\$v/stat 2>/dev/null)
-		[[ -z \$s || \$s == Z ]] && { wait \$v; echo victim gone after SIGKILL; exit 0; }
+		[[ -z \$s || \$s == Z ]] && break
 		sleep 0.1
 	 done
-	 echo victim still alive 10 s after SIGKILL; cat /proc/\$v/stack; exit 1" \
+	 [[ -z \$s || \$s == Z ]] || { echo victim alive 10 s after SIGKILL; cat /proc/\$v/stack; exit 1; }
+	 wait \$v; echo victim gone after SIGKILL
+	 for i in \$(seq 100); do $bin/leaks.sh 2>/dev/null && { echo released; exit 0; }; sleep 0.1; done
+	 $bin/leaks.sh; echo its endpoint still held 10 s after it died; exit 1" \
 	"$bin/rogue mute $A 1 40"
 port=$((port + 10)); A=$(addrs 2)
 run_case "seed $seed: $fuzz mutated messages" "$bin/victim serve $A 20000 guards" \
