@@ -84,6 +84,14 @@ enum rg_auth {
 	RG_AUTH_BLIND,		/* send our honest proof without checking theirs */
 };
 
+/*
+ * The local ACK timeout exponent of the next connections (4.096 us << it):
+ * 12 (17 ms, three retries) notices a victim that cut us off at once;
+ * cases that must never be cut off raise it, so that a slow victim (the
+ * debug kernel across two emulated guests) is not mistaken for one.
+ */
+extern uint8_t rg_ack_timeout;
+
 int rg_connect(struct rg_conn *c, const struct rg_group *g, int peer, enum rg_auth auth,
 	       const uint8_t *nonce, const uint8_t *mac, int timeout_ms);
 void rg_close(struct rg_conn *c);

@@ -197,6 +197,8 @@ static int rg_setup_qp(struct rg_conn *c)
 	return 0;
 }
 
+uint8_t rg_ack_timeout = 12;
+
 static void rg_conn_param(struct rdma_conn_param *p, const void *priv, size_t len)
 {
 	memset(p, 0, sizeof(*p));
@@ -232,7 +234,7 @@ int rg_connect(struct rg_conn *c, const struct rg_group *g, int peer, enum rg_au
 	struct rmawin_wire_auth proof;
 	uint8_t want[RMAWIN_MAC_LEN], other[RMAWIN_KEY_MAX];
 	size_t plen = sizeof(c->rep);
-	uint8_t ack_timeout = 12;
+	uint8_t ack_timeout = rg_ack_timeout;
 	int type, ret;
 
 	memset(c, 0, sizeof(*c));
