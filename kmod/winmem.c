@@ -14,10 +14,19 @@
 
 #include "window.h"
 
-/* Charge @npages to the caller's RLIMIT_MEMLOCK, as every pinning driver does. */
+/*
+ * Charge @npages to the caller's RLIMIT_MEMLOCK, as every pinning driver
+ * does.  CAP_IPC_LOCK lifts the limit but not the machine's size: more
+ * pages than it has can never be pinned or allocated, and are refused
+ * before anything (the page array among them) is sized by them.
+ */
 static int rmawin_win_charge(struct rmawin_win *win)
 {
 	unsigned long limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
+
+	if (win->npages > totalram_pages() ||
+	    win->npages > INT_MAX / sizeof(*win->pages))
+		return -ENOMEM;
 
 	win->mm = current->mm;
 	mmgrab(win->mm);

@@ -82,6 +82,46 @@ static int huge_window_rank(int rank, int n, void *arg)
 	return rmawin_ep_close(ep) ? 4 : 0;
 }
 
+/*
+ * The same as root, whom CAP_IPC_LOCK exempts from RLIMIT_MEMLOCK: more
+ * pages than the machine has cannot be pinned either, and the module says
+ * so before it sizes anything by them (the fuzzer found the WARN of a
+ * kvmalloc above INT_MAX bytes that came first).
+ */
+static int huge_window_root_rank(int rank, int n, void *arg)
+{
+	unsigned char *mem = mmap((void *)0x10000000UL, 4096, PROT_READ | PROT_WRITE,
+				  MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	struct rmawin_win *win;
+	struct rmawin_ep *ep;
+	void *base;
+	int ret;
+
+	if (mem == MAP_FAILED)
+		return 1;
+	if (rmawin_test_open(0, 1, 30310, &ep))
+		return 2;
+	ret = rmawin_win_create(ep, mem, 1ULL << 40, 1, 0, &win);
+	if (ret != -ENOMEM) {
+		fprintf(stderr, "1 TiB window as root: %s\n", rmawin_strerror(ret));
+		return 3;
+	}
+	ret = rmawin_win_allocate(ep, 1ULL << 40, 1, 0, &base, &win);
+	if (ret != -ENOMEM) {
+		fprintf(stderr, "1 TiB allocated window as root: %s\n", rmawin_strerror(ret));
+		return 4;
+	}
+	return rmawin_ep_close(ep) ? 5 : 0;
+}
+
+TEST(huge_window_as_root_enomem_before_allocating)
+{
+	if (geteuid())
+		SKIP(return, "CAP_IPC_LOCK needs root");
+	EXPECT_EQ(1, rmawin_test_run_ranks_for(_metadata, 1, huge_window_root_rank, NULL, 60));
+	rmawin_test_expect_no_leaks(_metadata);
+}
+
 TEST(huge_window_over_memlock_enomem_before_allocating)
 {
 	if (geteuid())
