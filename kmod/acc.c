@@ -126,15 +126,18 @@ static int rmawin_acc_copy_in(const struct rmawin_op_desc *op, void *buf)
 
 /**
  * rmawin_acc_local() - an accumulate on this rank's own window
+ * @ep: the endpoint
  * @op: the descriptor
- * @win: the window
- * @off: byte offset in it
+ * @t: its window and byte offset there
  *
  * Done at once, under the same lock as the peers' accumulates.
  * Return: 0, -EFAULT, -ENOMEM.
  */
-int rmawin_acc_local(const struct rmawin_op_desc *op, struct rmawin_win *win, u64 off)
+int rmawin_acc_local(struct rmawin_ep *ep, const struct rmawin_op_desc *op,
+		     const struct rmawin_target *t)
 {
+	struct rmawin_win *win = t->win;
+	u64 off = t->off;
 	u8 data[2 * RMAWIN_ACC_FRAG], old[RMAWIN_ACC_FRAG] __aligned(8);
 	struct rmawin_op_desc frag = *op;
 	u64 done;
@@ -175,18 +178,18 @@ static int rmawin_acc_send_frag(struct rmawin_req *req, const struct rmawin_op_d
 	m->offset = cpu_to_le64(off + done);
 	m->len = cpu_to_le32(n);
 	m->res_off = cpu_to_le32(done);
-	memcpy(m->data, req->acc_data + done, n);
+	memcpy(m->data, req->acc.data + done, n);
 	if (cas)
-		memcpy(m->data + n, req->acc_data + op->len, n);
+		memcpy(m->data + n, req->acc.data + op->len, n);
 	/* before the message: its reply may beat our return */
-	WRITE_ONCE(req->acc_sent, done + n);
+	WRITE_ONCE(req->acc.sent, done + n);
 	atomic_inc(&req->pending);
 	atomic_inc(&peer->acc_out);
-	ret = rmawin_msg_send(peer, RMAWIN_MSG_ACC, req->acc_id, m, sizeof(*m) + n * (1 + cas));
+	ret = rmawin_msg_send(peer, RMAWIN_MSG_ACC, req->acc.id, m, sizeof(*m) + n * (1 + cas));
 	if (ret) {
 		atomic_dec(&peer->acc_out);
 		atomic_dec(&req->pending);
-		WRITE_ONCE(req->acc_sent, done);
+		WRITE_ONCE(req->acc.sent, done);
 	}
 	return ret;
 }
@@ -195,13 +198,14 @@ static int rmawin_acc_send_frag(struct rmawin_req *req, const struct rmawin_op_d
  * rmawin_acc_issue() - send an accumulate-family operation to its target
  * @req: the request, with its peer and window, on the window's list
  * @op: the descriptor, checked
- * @off: byte offset in the target's window
+ * @t: its window and the byte offset in the target's
  *
  * Context: process context, endpoint lock held; sleeps for send buffers
  * and for room in the target's window of unanswered fragments.
  * Return: 0 or a negative errno; the request then completes with it.
  */
-int rmawin_acc_issue(struct rmawin_req *req, const struct rmawin_op_desc *op, u64 off)
+int rmawin_acc_issue(struct rmawin_req *req, const struct rmawin_op_desc *op,
+		     const struct rmawin_target *t)
 {
 	struct rmawin_group *grp = req->win->ep->group;
 	u32 cas = op->opcode == RMAWIN_OP_CAS;
@@ -211,19 +215,19 @@ int rmawin_acc_issue(struct rmawin_req *req, const struct rmawin_op_desc *op, u6
 	int ret;
 
 	lockdep_assert_held(&req->win->ep->lock);
-	req->acc_data = kvmalloc(op->len * (1 + cas), GFP_KERNEL_ACCOUNT);
+	req->acc.data = kvmalloc(op->len * (1 + cas), GFP_KERNEL_ACCOUNT);
 	if (rmawin_acc_fetches(op->opcode))
-		req->result = kvzalloc(op->len, GFP_KERNEL_ACCOUNT);
+		req->acc.result = kvzalloc(op->len, GFP_KERNEL_ACCOUNT);
 	m = kmalloc(RMAWIN_MSG_MAX_PAYLOAD, GFP_KERNEL_ACCOUNT);
-	if (!req->acc_data || (rmawin_acc_fetches(op->opcode) && !req->result) || !m) {
+	if (!req->acc.data || (rmawin_acc_fetches(op->opcode) && !req->acc.result) || !m) {
 		ret = -ENOMEM;
 		goto out_free;
 	}
-	req->result_uaddr = u64_to_user_ptr(op->result);
-	ret = rmawin_acc_copy_in(op, req->acc_data);
+	req->acc.result_uaddr = u64_to_user_ptr(op->result);
+	ret = rmawin_acc_copy_in(op, req->acc.data);
 	if (ret)
 		goto out_free;
-	ret = xa_alloc_irq(&grp->acc_reqs, &req->acc_id, req, xa_limit_32b, GFP_KERNEL_ACCOUNT);
+	ret = xa_alloc_irq(&grp->acc_reqs, &req->acc.id, req, xa_limit_32b, GFP_KERNEL_ACCOUNT);
 	if (ret)
 		goto out_free;
 
@@ -234,7 +238,7 @@ int rmawin_acc_issue(struct rmawin_req *req, const struct rmawin_op_desc *op, u6
 	m->datatype = op->datatype;
 	for (done = 0; done < op->len && !ret; done += n) {
 		n = min_t(u64, op->len - done, RMAWIN_ACC_FRAG);
-		ret = rmawin_acc_send_frag(req, op, m, off, done, n);
+		ret = rmawin_acc_send_frag(req, op, m, t->off, done, n);
 	}
 out_free:
 	kfree(m);
@@ -309,11 +313,11 @@ static bool rmawin_acc_reply_ok(const struct rmawin_req *req, const struct rmawi
 
 	if (!req || req->peer != peer || test_bit(0, &req->finished))
 		return false;
-	if (r->pad || status > 0 || status < -MAX_ERRNO || res_off != req->acc_next ||
-	    res_off >= READ_ONCE(req->acc_sent))
+	if (r->pad || status > 0 || status < -MAX_ERRNO || res_off != req->acc.next ||
+	    res_off >= READ_ONCE(req->acc.sent))
 		return false;
 	frag = min_t(u64, req->len - res_off, RMAWIN_ACC_FRAG);
-	if (rlen != (req->result && !status ? frag : 0))
+	if (rlen != (req->acc.result && !status ? frag : 0))
 		return false;
 	return len == sizeof(*r) + rlen;
 }
@@ -348,8 +352,8 @@ int rmawin_acc_reply_recv(struct rmawin_peer *peer, u32 id, const void *p, u16 l
 	if (status && !req->status)
 		req->status = status;
 	if (rlen)
-		memcpy(req->result + res_off, r->old, rlen);
-	req->acc_next = res_off + min_t(u64, req->len - res_off, RMAWIN_ACC_FRAG);
+		memcpy(req->acc.result + res_off, r->old, rlen);
+	req->acc.next = res_off + min_t(u64, req->len - res_off, RMAWIN_ACC_FRAG);
 	atomic_dec(&peer->acc_out);
 	if (atomic_dec_and_test(&req->pending))
 		rmawin_req_finish(req);
@@ -416,15 +420,15 @@ void rmawin_acc_release(struct rmawin_req *req, bool copy_out)
 	struct rmawin_group *grp = req->win->ep->group;
 
 	/* ids start at 1: 0 means the request never got one */
-	if (req->acc_id)
-		xa_erase_irq(&grp->acc_reqs, req->acc_id);
-	if (copy_out && !req->status && req->result &&
-	    copy_to_user(req->result_uaddr, req->result, req->len))
+	if (req->acc.id)
+		xa_erase_irq(&grp->acc_reqs, req->acc.id);
+	if (copy_out && !req->status && req->acc.result &&
+	    copy_to_user(req->acc.result_uaddr, req->acc.result, req->len))
 		req->status = -EFAULT;
-	kvfree(req->acc_data);
-	kvfree(req->result);
+	kvfree(req->acc.data);
+	kvfree(req->acc.result);
 	/* released once: the request's own release finds nothing left */
-	req->acc_id = 0;
-	req->acc_data = NULL;
-	req->result = NULL;
+	req->acc.id = 0;
+	req->acc.data = NULL;
+	req->acc.result = NULL;
 }

@@ -61,14 +61,23 @@ static void rmawin_req_done(struct ib_cq *cq, struct ib_wc *wc)
 		wake_up_all(&req->win->ep->wq);
 }
 
-static void rmawin_req_release(struct rmawin_req *req)
+static const struct rmawin_op_def *rmawin_op_def(u8 opcode);
+
+/*
+ * Let a request go: what its opcode took (copying results out first if
+ * @copy_out), then the request.  Its error, if any, is the window's next
+ * synchronization's.
+ */
+static void rmawin_req_release(struct rmawin_req *req, bool copy_out)
 {
-	if (req->acc_data || req->acc_id || req->result)
-		rmawin_acc_release(req, false);
-	if (req->bounce >= 0)
-		rmawin_bounce_put(req->win->ep->group, req->bounce);
-	if (req->ent)
-		rmawin_rcache_put(req->ent, false);
+	struct rmawin_win *win = req->win;
+
+	rmawin_op_def(req->opcode)->release(req, copy_out);
+	if (req->status) {
+		rmawin_count(win->ep, RMAWIN_CNT_ERRORS, 1);
+		if (!win->error)
+			win->error = req->status;
+	}
 	kfree(req);
 	atomic_dec(&rmawin_stats.reqs);
 }
@@ -94,28 +103,13 @@ void rmawin_win_reap(struct rmawin_win *win, bool copy_out)
 	spin_unlock_irq(&win->lock);
 
 	list_for_each_entry_safe(req, tmp, &done, node) {
-		struct rmawin_group *grp = win->ep->group;
 		/* a refused request's caller already heard: nothing to deliver */
 		bool out = copy_out && !req->refused;
 
 		atomic_dec(&win->ep->reapable);
 		if (req->refused)
 			req->status = 0;
-		if (req->acc_data || req->result)
-			rmawin_acc_release(req, out);
-		if (!req->status && out && req->opcode == RMAWIN_OP_GET &&
-		    req->bounce >= 0) {
-			ib_dma_sync_single_for_cpu(grp->ibdev, grp->bounce_dma[req->bounce],
-						   req->len, DMA_FROM_DEVICE);
-			if (copy_to_user(req->uaddr, grp->bounce_mem[req->bounce], req->len))
-				req->status = -EFAULT;
-		}
-		if (req->status) {
-			rmawin_count(win->ep, RMAWIN_CNT_ERRORS, 1);
-			if (!win->error)
-				win->error = req->status;
-		}
-		rmawin_req_release(req);
+		rmawin_req_release(req, out);
 	}
 }
 
@@ -156,31 +150,24 @@ int rmawin_win_complete(struct rmawin_win *win)
 	return ret;
 }
 
-/* Where an operation lands: window, peer, and byte offset in its window. */
-struct rmawin_target {
-	struct rmawin_win *win;
-	const struct rmawin_remote *remote;	/* NULL for this rank */
-	u64 off;
-	bool ring;				/* from the poller: never pin */
-};
-
 static int rmawin_op_check(struct rmawin_ep *ep, const struct rmawin_op_desc *op,
 			   struct rmawin_target *t)
 {
 	struct rmawin_group *grp = ep->group;
+	const struct rmawin_op_def *def;
 	u64 length, end;
 	u32 unit;
-
-	bool acc = rmawin_op_is_acc(op->opcode);
 	int ret;
 
 	if (!op->opcode || op->opcode >= RMAWIN_OP_LAST)
 		return -EINVAL;
+	/* the one operation without a target: a synchronization */
 	if (op->opcode == RMAWIN_OP_FLUSH)
 		return rmawin_flush_check(ep, op, &t->win);
-	if (op->flags || op->reserved || (op->tag && op->opcode != RMAWIN_OP_PUT_NOTIFY))
+	def = rmawin_op_def(op->opcode);
+	if (op->flags || op->reserved || (op->tag && !def->tag))
 		return -EINVAL;
-	if (!acc && (op->acc_op || op->datatype || op->result || op->compare))
+	if (!def->acc && (op->acc_op || op->datatype || op->result || op->compare))
 		return -EINVAL;
 	t->win = rmawin_win_lookup(ep, op->win);
 	if (!t->win)
@@ -199,36 +186,39 @@ static int rmawin_op_check(struct rmawin_ep *ep, const struct rmawin_op_desc *op
 	ret = rmawin_epoch_check(t->win, op->target);
 	if (ret)
 		return ret;
-	if (acc) {
-		ret = rmawin_acc_check(op);
-		if (ret)
-			return ret;
-	}
 	if (check_mul_overflow(op->target_disp, (u64)unit, &t->off) ||
 	    check_add_overflow(t->off, op->len, &end) || end > length)
 		return -ERANGE;
-	if (acc)
+	return def->check(op);
+}
+
+/*
+ * Put and get: the whole origin is checked now, before anything of the
+ * batch is issued: a small one is only touched by copies (late, for a
+ * get), a large one is pinned piece by piece while earlier pieces are
+ * already sent.
+ */
+static int rmawin_rma_check(const struct rmawin_op_desc *op)
+{
+	void __user *origin = u64_to_user_ptr(op->origin);
+
+	if (!op->len)
 		return 0;
-	if (op->len && !access_ok(u64_to_user_ptr(op->origin), op->len))
+	if (!access_ok(origin, op->len))
 		return -EFAULT;
-	/*
-	 * Check the whole origin now, before anything of the batch is issued:
-	 * a small one is only touched by copies (late, for a get), a large
-	 * one is pinned piece by piece while earlier pieces are already sent.
-	 */
-	if (op->len && (op->opcode == RMAWIN_OP_GET ?
-			fault_in_safe_writeable(u64_to_user_ptr(op->origin), op->len) :
-			fault_in_readable(u64_to_user_ptr(op->origin), op->len)))
+	if (op->opcode == RMAWIN_OP_GET ? fault_in_safe_writeable(origin, op->len) :
+					  fault_in_readable(origin, op->len))
 		return -EFAULT;
 	return 0;
 }
 
 /*
- * An operation on this rank's own window: a copy between the origin and
+ * A put or get on this rank's own window: a copy between the origin and
  * the window's pages, done at once.  Through the pages, not the window's
  * user address, so that allocated windows need no mapping.
  */
-static int rmawin_op_local(const struct rmawin_op_desc *op, const struct rmawin_target *t)
+static int rmawin_rma_local(struct rmawin_ep *ep, const struct rmawin_op_desc *op,
+			    const struct rmawin_target *t)
 {
 	u8 __user *origin = u64_to_user_ptr(op->origin);
 	struct rmawin_win *win = t->win;
@@ -257,6 +247,13 @@ static int rmawin_op_local(const struct rmawin_op_desc *op, const struct rmawin_
 	return done < op->len || left ? -EFAULT : 0;
 }
 
+/* A notified put on this rank's own window: the copy, then the queue. */
+static int rmawin_put_notify_local(struct rmawin_ep *ep, const struct rmawin_op_desc *op,
+				   const struct rmawin_target *t)
+{
+	return rmawin_rma_local(ep, op, t) ?: rmawin_notify_queue(ep, ep->group->rank, op);
+}
+
 /*
  * Local scatter list for bytes [pos, pos + *n) of the origin; shortens *n
  * to what max_sge entries cover.
@@ -266,10 +263,11 @@ static u32 rmawin_req_sges(struct rmawin_req *req, u64 origin, u64 pos, u64 *n,
 {
 	struct rmawin_group *grp = req->win->ep->group;
 	u32 lkey = req->win->ep->pd->local_dma_lkey, k;
+	struct rmawin_rcache_ent *ent = req->rma.ent;
 	u64 left = *n, o, chunk;
 
-	if (req->bounce >= 0) {
-		sge[0].addr = grp->bounce_dma[req->bounce] + pos;
+	if (req->rma.bounce >= 0) {
+		sge[0].addr = grp->bounce_dma[req->rma.bounce] + pos;
 		sge[0].length = *n;
 		sge[0].lkey = lkey;
 		return 1;
@@ -277,8 +275,7 @@ static u32 rmawin_req_sges(struct rmawin_req *req, u64 origin, u64 pos, u64 *n,
 	for (k = 0; k < max_sge && left; k++) {
 		o = origin + pos + (*n - left);
 		chunk = min_t(u64, left, PAGE_SIZE - offset_in_page(o));
-		sge[k].addr = req->ent->dma[(o >> PAGE_SHIFT) - req->ent->start] +
-			      offset_in_page(o);
+		sge[k].addr = ent->dma[(o >> PAGE_SHIFT) - ent->start] + offset_in_page(o);
 		sge[k].length = chunk;
 		sge[k].lkey = lkey;
 		left -= chunk;
@@ -376,7 +373,7 @@ static int rmawin_req_bounce(struct rmawin_req *req, const struct rmawin_op_desc
 			return -ENODEV;
 		rmawin_reap_all(ep);
 	}
-	req->bounce = slot;
+	req->rma.bounce = slot;
 	if (op->opcode != RMAWIN_OP_GET) {
 		if (copy_from_user(grp->bounce_mem[slot], u64_to_user_ptr(op->origin), op->len))
 			return -EFAULT;
@@ -386,32 +383,48 @@ static int rmawin_req_bounce(struct rmawin_req *req, const struct rmawin_op_desc
 	return 0;
 }
 
+/*
+ * Put and get to a peer: a small origin goes through a bounce buffer, a
+ * large one through the registration cache.  The poller never pins: a
+ * large origin the cache does not have is its -EFAULT.
+ */
+static int rmawin_rma_prep(struct rmawin_req *req, const struct rmawin_op_desc *op,
+			   const struct rmawin_target *t)
+{
+	bool hit = false;
+
+	if (op->len <= RMAWIN_BOUNCE_SIZE)
+		return rmawin_req_bounce(req, op);
+	req->rma.ent = rmawin_rcache_get(&req->win->ep->group->rcache, op->origin, op->len,
+					 op->opcode == RMAWIN_OP_GET, &hit);
+	if (IS_ERR(req->rma.ent)) {
+		int ret = PTR_ERR(req->rma.ent);
+
+		req->rma.ent = NULL;
+		return ret;
+	}
+	req->rma.pin = !hit;
+	return t->ring && !hit ? -EFAULT : 0;
+}
+
 /* Pages this many at a time, each piece sent while the next is pinned. */
 #define RMAWIN_PIN_CHUNK	256
 
 /*
- * A large origin the cache did not have: pin it a piece at a time and
- * start sending each piece at once, so that pinning overlaps the transfer.
+ * Post a put or get.  A large origin the cache did not have is pinned a
+ * piece at a time, each piece sent at once, so that pinning overlaps the
+ * transfer.
  */
-/* A put (or get) on this rank's own window; a notified put queues here too. */
-static int rmawin_op_local_notify(struct rmawin_ep *ep, const struct rmawin_op_desc *op,
-				  const struct rmawin_target *t)
+static int rmawin_rma_issue(struct rmawin_req *req, const struct rmawin_op_desc *op,
+			    const struct rmawin_target *t)
 {
-	int ret = rmawin_op_local(op, t);
-
-	if (!ret && op->opcode == RMAWIN_OP_PUT_NOTIFY)
-		ret = rmawin_notify_queue(ep, ep->group->rank, op);
-	return ret;
-}
-
-static int rmawin_req_pin_post(struct rmawin_req *req, const struct rmawin_op_desc *op,
-			       const struct rmawin_target *t)
-{
-	struct rmawin_rcache_ent *e = req->ent;
+	struct rmawin_rcache_ent *e = req->rma.ent;
 	u64 posted = 0, ready;
 	unsigned long upto;
 	int ret;
 
+	if (!req->rma.pin)
+		return rmawin_req_post(req, op, t, 0, op->len);
 	while (posted < op->len) {
 		upto = min(e->npages, e->pinned + RMAWIN_PIN_CHUNK);
 		ret = rmawin_rcache_pin(e, upto);
@@ -426,13 +439,67 @@ static int rmawin_req_pin_post(struct rmawin_req *req, const struct rmawin_op_de
 	return 0;
 }
 
+/* The data, then the notification on the same queue pair: RC keeps the order. */
+static int rmawin_put_notify_issue(struct rmawin_req *req, const struct rmawin_op_desc *op,
+				   const struct rmawin_target *t)
+{
+	return rmawin_rma_issue(req, op, t) ?: rmawin_notify_send(req->peer, op);
+}
+
+/* A finished put or get: a bounced get's data to its origin, then let go. */
+static void rmawin_rma_release(struct rmawin_req *req, bool copy_out)
+{
+	struct rmawin_group *grp = req->win->ep->group;
+	int slot = req->rma.bounce;
+
+	if (slot < 0)
+		goto out;
+	if (copy_out && !req->status && req->opcode == RMAWIN_OP_GET) {
+		ib_dma_sync_single_for_cpu(grp->ibdev, grp->bounce_dma[slot], req->len,
+					   DMA_FROM_DEVICE);
+		if (copy_to_user(req->uaddr, grp->bounce_mem[slot], req->len))
+			req->status = -EFAULT;
+	}
+	rmawin_bounce_put(grp, slot);
+	req->rma.bounce = -1;
+out:
+	if (req->rma.ent)
+		rmawin_rcache_put(req->rma.ent, false);
+	req->rma.ent = NULL;
+}
+
+#define RMAWIN_OP_RMA(_local, _issue, _tag)					\
+	{ .tag = _tag, .check = rmawin_rma_check, .local = _local,		\
+	  .prep = rmawin_rma_prep, .issue = _issue, .release = rmawin_rma_release }
+#define RMAWIN_OP_ACC_DEF							\
+	{ .acc = true, .check = rmawin_acc_check, .local = rmawin_acc_local,	\
+	  .issue = rmawin_acc_issue, .release = rmawin_acc_release }
+
+static const struct rmawin_op_def rmawin_op_defs[RMAWIN_OP_LAST] = {
+	[RMAWIN_OP_PUT] = RMAWIN_OP_RMA(rmawin_rma_local, rmawin_rma_issue, false),
+	[RMAWIN_OP_GET] = RMAWIN_OP_RMA(rmawin_rma_local, rmawin_rma_issue, false),
+	[RMAWIN_OP_PUT_NOTIFY] = RMAWIN_OP_RMA(rmawin_put_notify_local,
+					       rmawin_put_notify_issue, true),
+	[RMAWIN_OP_ACC] = RMAWIN_OP_ACC_DEF,
+	[RMAWIN_OP_GET_ACC] = RMAWIN_OP_ACC_DEF,
+	[RMAWIN_OP_FETCH_OP] = RMAWIN_OP_ACC_DEF,
+	[RMAWIN_OP_CAS] = RMAWIN_OP_ACC_DEF,
+	/* RMAWIN_OP_FLUSH has no entry: rmawin_op_check() hands it to lock.c */
+};
+
+/* Context: @opcode is one of the table's. */
+static const struct rmawin_op_def *rmawin_op_def(u8 opcode)
+{
+	return &rmawin_op_defs[opcode];
+}
+
 static int rmawin_op_remote(struct rmawin_ep *ep, const struct rmawin_op_desc *op,
 			    const struct rmawin_target *t)
 {
+	const struct rmawin_op_def *def = rmawin_op_def(op->opcode);
 	struct rmawin_peer *peer = &ep->group->peers[op->target];
 	struct rmawin_win *win = t->win;
 	struct rmawin_req *req;
-	bool hit = false;
 	int ret;
 
 	if (READ_ONCE(peer->state) != RMAWIN_PEER_CONNECTED)
@@ -445,28 +512,16 @@ static int rmawin_op_remote(struct rmawin_ep *ep, const struct rmawin_op_desc *o
 	req->peer = peer;
 	req->cqe.done = rmawin_req_done;
 	req->opcode = op->opcode;
-	req->bounce = -1;
 	req->uaddr = u64_to_user_ptr(op->origin);
 	req->len = op->len;
+	if (!def->acc)
+		req->rma.bounce = -1;
 	/* the posting bias: no completion finishes it before we are done */
 	atomic_set(&req->pending, 1);
 
-	if (rmawin_op_is_acc(op->opcode)) {
-		ret = 0;
-	} else if (op->len <= RMAWIN_BOUNCE_SIZE) {
-		ret = rmawin_req_bounce(req, op);
-	} else {
-		req->ent = rmawin_rcache_get(&ep->group->rcache, op->origin, op->len,
-					     op->opcode == RMAWIN_OP_GET, &hit);
-		ret = PTR_ERR_OR_ZERO(req->ent);
-		if (ret)
-			req->ent = NULL;
-		/* the poller uses registered memory only: pinning is the ioctl's */
-		else if (t->ring && !hit)
-			ret = -EFAULT;
-	}
+	ret = def->prep ? def->prep(req, op, t) : 0;
 	if (ret) {
-		rmawin_req_release(req);
+		rmawin_req_release(req, false);
 		return ret;
 	}
 	atomic_inc(&win->inflight);
@@ -474,15 +529,7 @@ static int rmawin_op_remote(struct rmawin_ep *ep, const struct rmawin_op_desc *o
 	list_add_tail(&req->node, &win->reqs);
 	spin_unlock_irq(&win->lock);
 
-	if (rmawin_op_is_acc(op->opcode))
-		ret = rmawin_acc_issue(req, op, t->off);
-	else if (req->ent && !hit)
-		ret = rmawin_req_pin_post(req, op, t);
-	else
-		ret = rmawin_req_post(req, op, t, 0, op->len);
-	/* after the data on the same queue pair: RC delivers it in order */
-	if (!ret && op->opcode == RMAWIN_OP_PUT_NOTIFY)
-		ret = rmawin_notify_send(peer, op);
+	ret = def->issue(req, op, t);
 	/* the caller hears of this failure now, not again at the fence */
 	if (ret)
 		req->refused = true;
@@ -502,8 +549,7 @@ static int rmawin_op_issue(struct rmawin_ep *ep, const struct rmawin_op_desc *op
 	if (!op->len)
 		return 0;
 	if (op->target == ep->group->rank)
-		return rmawin_op_is_acc(op->opcode) ? rmawin_acc_local(op, t->win, t->off) :
-						      rmawin_op_local_notify(ep, op, t);
+		return rmawin_op_def(op->opcode)->local(ep, op, t);
 	return rmawin_op_remote(ep, op, t);
 }
 

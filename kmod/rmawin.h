@@ -313,19 +313,22 @@ struct rmawin_win {
  * @pending: work requests not yet complete
  * @done: every work request completed
  * @status: first error of its work requests
- * @bounce: bounce slot, or -1 if the origin pages are pinned instead
  * @uaddr: origin buffer (where a bounced get copies to)
  * @len: bytes
- * @ent: the origin's pinned pages, if not bounced
  * @refused: its issuing call failed and said so: report nothing at reap
  * @finished: set once by whoever finishes the request
- * @acc_id: accumulate family: id the target's replies carry
- * @acc_data: accumulate family: the origin (and compare) elements
- * @result: fetching accumulates: the previous values, @len bytes
- * @result_uaddr: where @result goes at reap
- * @acc_sent: accumulate family: bytes of fragments posted so far
- * @acc_next: accumulate family: offset of the fragment whose reply is
- *	next (the target answers in order), under the group's acc_reqs lock
+ * @rma: put and get
+ * @rma.bounce: bounce slot, or -1 if the origin pages are pinned instead
+ * @rma.ent: the origin's pinned pages, if not bounced
+ * @rma.pin: @rma.ent was not in the cache: its pages are pinned as it goes
+ * @acc: the accumulate family
+ * @acc.id: the id the target's replies carry
+ * @acc.data: the origin (and compare) elements
+ * @acc.result: fetching accumulates: the previous values, @len bytes
+ * @acc.result_uaddr: where @acc.result goes at reap
+ * @acc.sent: bytes of fragments posted so far
+ * @acc.next: offset of the fragment whose reply is next (the target
+ *	answers in order), under the group's acc_reqs lock
  */
 struct rmawin_req {
 	struct list_head node;
@@ -336,18 +339,64 @@ struct rmawin_req {
 	atomic_t pending;
 	bool done;
 	int status;
-	int bounce;
 	void __user *uaddr;
 	u64 len;
-	struct rmawin_rcache_ent *ent;
 	bool refused;
 	unsigned long finished;
-	u32 acc_id;
-	void *acc_data;
-	void *result;
-	void __user *result_uaddr;
-	u64 acc_sent;
-	u64 acc_next;
+	union {
+		struct {
+			int bounce;
+			struct rmawin_rcache_ent *ent;
+			bool pin;
+		} rma;
+		struct {
+			u32 id;
+			void *data;
+			void *result;
+			void __user *result_uaddr;
+			u64 sent;
+			u64 next;
+		} acc;
+	};
+};
+
+/**
+ * struct rmawin_target - where a checked operation lands
+ * @win: the window
+ * @remote: the target rank's descriptor of it; NULL for this rank
+ * @off: byte offset in the target's window
+ * @ring: from the poller: never pin
+ */
+struct rmawin_target {
+	struct rmawin_win *win;
+	const struct rmawin_remote *remote;
+	u64 off;
+	bool ring;
+};
+
+/**
+ * struct rmawin_op_def - what one opcode is (ops.c's table, after
+ * io_uring's io_issue_defs); the operation is dispatched through it once
+ * @acc: accumulate family: acc_op, datatype, result and compare are its
+ * @tag: carries a notification tag
+ * @check: its own fields, after the common ones and the target range
+ * @local: on this rank's own window, done at once
+ * @prep: what a remote issue takes before it is posted; NULL for nothing
+ * @issue: post it to its target
+ * @release: let go of what @prep and @issue took, results copied out
+ *	first if asked (context: the window owner's process)
+ */
+struct rmawin_op_def {
+	bool acc;
+	bool tag;
+	int (*check)(const struct rmawin_op_desc *op);
+	int (*local)(struct rmawin_ep *ep, const struct rmawin_op_desc *op,
+		     const struct rmawin_target *t);
+	int (*prep)(struct rmawin_req *req, const struct rmawin_op_desc *op,
+		    const struct rmawin_target *t);
+	int (*issue)(struct rmawin_req *req, const struct rmawin_op_desc *op,
+		     const struct rmawin_target *t);
+	void (*release)(struct rmawin_req *req, bool copy_out);
 };
 
 enum rmawin_peer_state {
@@ -718,8 +767,10 @@ bool rmawin_acc_valid(u8 op, u8 type);
 void rmawin_acc_apply(u8 op, u8 type, void *t, const void *o, u32 n);
 void rmawin_acc_apply_float(u8 op, u8 type, void *t, const void *o, u32 n);
 int rmawin_acc_check(const struct rmawin_op_desc *op);
-int rmawin_acc_local(const struct rmawin_op_desc *op, struct rmawin_win *win, u64 off);
-int rmawin_acc_issue(struct rmawin_req *req, const struct rmawin_op_desc *op, u64 off);
+int rmawin_acc_local(struct rmawin_ep *ep, const struct rmawin_op_desc *op,
+		     const struct rmawin_target *t);
+int rmawin_acc_issue(struct rmawin_req *req, const struct rmawin_op_desc *op,
+		     const struct rmawin_target *t);
 void rmawin_acc_fail_peer(struct rmawin_peer *peer);
 void rmawin_acc_fail_all(struct rmawin_group *grp);
 void rmawin_acc_release(struct rmawin_req *req, bool copy_out);
@@ -748,11 +799,6 @@ int rmawin_notify_queue(struct rmawin_ep *ep, u32 source, const struct rmawin_op
 void rmawin_notify_free(struct rmawin_ep *ep);
 bool rmawin_notify_pending(struct rmawin_ep *ep);
 int rmawin_ioctl_notify_wait(struct rmawin_ep *ep, void *arg);
-
-static inline bool rmawin_op_is_acc(u8 opcode)
-{
-	return opcode >= RMAWIN_OP_ACC && opcode <= RMAWIN_OP_CAS;
-}
 
 /* ring.c: the mmap offset of the rings (windows' start at 1 << 32) */
 #define RMAWIN_RING_MMAP_OFFSET	0
