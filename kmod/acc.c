@@ -27,7 +27,7 @@
 #include <linux/pagemap.h>
 #include <linux/uaccess.h>
 
-#include "rmawin.h"
+#include "ops.h"
 
 static bool rmawin_acc_fetches(u8 opcode)
 {

@@ -19,7 +19,7 @@
 #include <linux/uaccess.h>
 #include <linux/overflow.h>
 
-#include "rmawin.h"
+#include "ops.h"
 
 #define RMAWIN_RMA_MAX_OPS	1024
 

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * rmawin: what the operations' table shares with the files its entries
+ * point into (ops.c, acc.c) and nobody else needs.
+ */
+#ifndef RMAWIN_OPS_H
+#define RMAWIN_OPS_H
+
+#include "rmawin.h"
+
+/**
+ * struct rmawin_target - where a checked operation lands
+ * @win: the window
+ * @remote: the target rank's descriptor of it; NULL for this rank
+ * @off: byte offset in the target's window
+ * @ring: from the poller: never pin
+ */
+struct rmawin_target {
+	struct rmawin_win *win;
+	const struct rmawin_remote *remote;
+	u64 off;
+	bool ring;
+};
+
+/**
+ * struct rmawin_op_def - what one opcode is (ops.c's table, after
+ * io_uring's io_issue_defs); the operation is dispatched through it once
+ * @acc: accumulate family: acc_op, datatype, result and compare are its
+ * @tag: carries a notification tag
+ * @check: its own fields, after the common ones and the target range
+ * @local: on this rank's own window, done at once
+ * @prep: what a remote issue takes before it is posted; NULL for nothing
+ * @issue: post it to its target
+ * @release: let go of what @prep and @issue took, results copied out
+ *	first if asked (context: the window owner's process)
+ */
+struct rmawin_op_def {
+	bool acc;
+	bool tag;
+	int (*check)(const struct rmawin_op_desc *op);
+	int (*local)(struct rmawin_ep *ep, const struct rmawin_op_desc *op,
+		     const struct rmawin_target *t);
+	int (*prep)(struct rmawin_req *req, const struct rmawin_op_desc *op,
+		    const struct rmawin_target *t);
+	int (*issue)(struct rmawin_req *req, const struct rmawin_op_desc *op,
+		     const struct rmawin_target *t);
+	void (*release)(struct rmawin_req *req, bool copy_out);
+};
+
+/* acc.c: the accumulate family's entries */
+int rmawin_acc_check(const struct rmawin_op_desc *op);
+int rmawin_acc_local(struct rmawin_ep *ep, const struct rmawin_op_desc *op,
+		     const struct rmawin_target *t);
+int rmawin_acc_issue(struct rmawin_req *req, const struct rmawin_op_desc *op,
+		     const struct rmawin_target *t);
+void rmawin_acc_release(struct rmawin_req *req, bool copy_out);
+
+#endif /* RMAWIN_OPS_H */
