@@ -11,6 +11,9 @@
 
 #include "rmawin_test.h"
 
+/* Every test on both of the library's paths: path.ring.NAME and path.no_ring.NAME */
+RMAWIN_TEST_PATHS(path);
+
 #define K	40
 
 /* Every rank adds 1 to rank 0's counter K times, fetching the old value. */
@@ -36,7 +39,7 @@ static int fetch_add_rank(struct rmawin_ep *ep, void *arg)
 	return rmawin_win_free(win) ? 6 : 0;
 }
 
-static void fetch_add_case(struct __test_metadata *_metadata, int n, int port, int deadline_s)
+static void fetch_add_case(struct __test_metadata *_metadata, int n, int deadline_s)
 {
 	int64_t *seen = mmap(NULL, 16 * K * 8, PROT_READ | PROT_WRITE,
 			     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -44,7 +47,7 @@ static void fetch_add_case(struct __test_metadata *_metadata, int n, int port, i
 	int i;
 
 	ASSERT_NE(MAP_FAILED, seen);
-	ASSERT_EQ(n, rmawin_test_run_eps(_metadata, n, port, fetch_add_rank, seen, deadline_s));
+	ASSERT_EQ(n, rmawin_test_run_eps(_metadata, n, fetch_add_rank, seen, deadline_s));
 	/* atomic: every value 0 .. n*K-1 was fetched exactly once */
 	for (i = 0; i < n * K; i++) {
 		ASSERT_LE(0, seen[i]);
@@ -58,15 +61,12 @@ static void fetch_add_case(struct __test_metadata *_metadata, int n, int port, i
 	EXPECT_EQ(0, rmawin_stat("windows"));
 }
 
-TEST(fetch_and_op_sum_atomic_2_ranks) { fetch_add_case(_metadata, 2, 28000, 25); }
-TEST(fetch_and_op_sum_atomic_4_ranks) { fetch_add_case(_metadata, 4, 28100, 25); }
+TEST_F(path, fetch_and_op_sum_atomic_2_ranks) { fetch_add_case(_metadata, 2, 25); }
+TEST_F(path, fetch_and_op_sum_atomic_4_ranks) { fetch_add_case(_metadata, 4, 25); }
 
-FIXTURE(slow) {};
-FIXTURE_SETUP(slow) {}
-FIXTURE_TEARDOWN(slow) {}
-TEST_F_TIMEOUT(slow, fetch_and_op_sum_atomic_8_ranks, 120)
+TEST_F_TIMEOUT(path, fetch_and_op_sum_atomic_8_ranks, 120)
 {
-	fetch_add_case(_metadata, 8, 28200, 110);
+	fetch_add_case(_metadata, 8, 110);
 }
 
 /* Every rank adds (rank + 1) * (i + 0.5) to element i of every rank's window. */
@@ -96,9 +96,9 @@ static int acc_double_rank(struct rmawin_ep *ep, void *arg)
 	return rmawin_win_free(win) ? 5 : 0;
 }
 
-TEST(accumulate_double_sum_all_to_all)
+TEST_F(path, accumulate_double_sum_all_to_all)
 {
-	EXPECT_EQ(4, rmawin_test_run_eps(_metadata, 4, 28300, acc_double_rank, NULL, 25));
+	EXPECT_EQ(4, rmawin_test_run_eps(_metadata, 4, acc_double_rank, NULL, 25));
 	EXPECT_EQ(0, rmawin_stat("reqs"));
 }
 
@@ -150,9 +150,9 @@ static int fetch_ops_rank(struct rmawin_ep *ep, void *arg)
 	return rmawin_win_free(win) ? 14 : 0;
 }
 
-TEST(get_accumulate_and_cas)
+TEST_F(path, get_accumulate_and_cas)
 {
-	EXPECT_EQ(2, rmawin_test_run_eps(_metadata, 2, 28400, fetch_ops_rank, NULL, 25));
+	EXPECT_EQ(2, rmawin_test_run_eps(_metadata, 2, fetch_ops_rank, NULL, 25));
 }
 
 /* ---- every op x type against a local reference ---- */
@@ -312,9 +312,9 @@ static int pairs_rank(struct rmawin_ep *ep, void *arg)
 	return bad ? 5 : 0;
 }
 
-TEST(every_op_and_type_against_reference)
+TEST_F(path, every_op_and_type_against_reference)
 {
-	EXPECT_EQ(2, rmawin_test_run_eps(_metadata, 2, 28500, pairs_rank, NULL, 25));
+	EXPECT_EQ(2, rmawin_test_run_eps(_metadata, 2, pairs_rank, NULL, 25));
 	EXPECT_EQ(0, rmawin_stat("reqs"));
 }
 
@@ -348,9 +348,9 @@ static int args_rank(struct rmawin_ep *ep, void *arg)
 	return bad ? 3 : 0;
 }
 
-TEST(accumulate_argument_errors)
+TEST_F(path, accumulate_argument_errors)
 {
-	EXPECT_EQ(2, rmawin_test_run_eps(_metadata, 2, 28600, args_rank, NULL, 25));
+	EXPECT_EQ(2, rmawin_test_run_eps(_metadata, 2, args_rank, NULL, 25));
 }
 
 TEST_HARNESS_MAIN

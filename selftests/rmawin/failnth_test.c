@@ -106,6 +106,7 @@ static bool failnth_disarm(void)
 /* A fresh endpoint in a group of one, ready for the call under test. */
 struct state {
 	int fd;
+	int port;		/* of the group of one */
 	__u32 win;
 	unsigned char *mem;
 	unsigned char buf[64];
@@ -139,13 +140,13 @@ static int fence(struct state *s)
 }
 
 /* Set up to @level: 0 open, 1 joined, 2 with a window, 3 in a fence epoch. */
-static int state_up(struct state *s, int level, int port)
+static int state_up(struct state *s, int level)
 {
 	memset(s->buf, 0x5a, sizeof(s->buf));
 	s->fd = open(RMAWIN_DEV_PATH, O_RDWR);
 	if (s->fd < 0)
 		return -1;
-	if (level >= 1 && join_one(s->fd, port))
+	if (level >= 1 && join_one(s->fd, s->port))
 		return -1;
 	if (level >= 2 && create_win(s))
 		return -1;
@@ -156,7 +157,7 @@ static int state_up(struct state *s, int level, int port)
 
 static int call_join(struct state *s)
 {
-	return join_one(s->fd, 30400);
+	return join_one(s->fd, s->port);
 }
 
 static int call_win_create(struct state *s)
@@ -282,8 +283,8 @@ static bool still_answers(struct state *s)
 
 TEST(fail_nth_every_call)
 {
+	int n, ret, err, port = rmawin_test_ports(1);
 	unsigned int i;
-	int n, ret, err;
 	long swept = 0;
 	struct state s;
 
@@ -293,11 +294,12 @@ TEST(fail_nth_every_call)
 	for (i = 0; i < ARRAY_SIZE(calls); i++) {
 		for (n = 1; n < MAX_POINTS; n++) {
 			memset(&s, 0, sizeof(s));
+			s.port = port;
 			s.mem = mmap(NULL, 8192, PROT_READ | PROT_WRITE,
 				     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 			ASSERT_NE(MAP_FAILED, s.mem) TH_LOG("%s, fault %d: mmap: %s", calls[i].name,
 							     n, strerror(errno));
-			ASSERT_EQ(0, state_up(&s, calls[i].level, 30400))
+			ASSERT_EQ(0, state_up(&s, calls[i].level))
 				TH_LOG("%s: setup: %s", calls[i].name, strerror(errno));
 			failnth_arm(n);
 			ret = calls[i].call(&s);

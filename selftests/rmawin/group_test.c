@@ -13,63 +13,17 @@
 
 #include "rmawin_test.h"
 
-/* The guest's address on the rxe device (tools/vm sets RMAWIN_VM_ADDRS). */
-static const char *test_ip(void)
-{
-	static char ip[64];
-	const char *s = getenv("RMAWIN_VM_ADDRS");
+/*
+ * The tests that join through the library run on both of its paths
+ * (path.ring.NAME and path.no_ring.NAME); those of raw ioctls once.
+ */
+RMAWIN_TEST_PATHS(path);
 
-	snprintf(ip, sizeof(ip), "%s", s && *s ? s : "198.18.0.1");
-	ip[strcspn(ip, ",")] = 0;
-	return ip;
-}
-
-/* Each test uses its own ports, so no test ever meets another's listener. */
-static void make_addrs(char buf[][64], const char **addrs, int n, int port)
-{
-	int i;
-
-	for (i = 0; i < n; i++) {
-		snprintf(buf[i], 64, "%s:%d", test_ip(), port + i);
-		addrs[i] = buf[i];
-	}
-}
-
+/* Rank @rank of @n on the guest's address, ports @port.., waiting @timeout_ms to join. */
 static int open_rank(int rank, int n, int port, unsigned int timeout_ms,
 		     struct rmawin_ep **ep)
 {
-	static char buf[64][64];
-	static const char *addrs[64];
-	uint8_t key[RMAWIN_JOB_KEY_MAX];
-	struct rmawin_ep_attr attr = {
-		.rank = rank, .nranks = n, .addrs = addrs, .timeout_ms = timeout_ms,
-		.job_key = key,
-	};
-
-	attr.job_key_len = rmawin_test_key(key);
-	make_addrs(buf, addrs, n, port);
-	return rmawin_ep_open(&attr, ep);
-}
-
-/*
- * Run fn(rank) in n child processes; returns the number that exited 0.
- * Children report through their exit status only.
- */
-static int run_ranks(int n, int (*fn)(int rank, int n, void *arg), void *arg)
-{
-	pid_t pids[64];
-	int i, st, ok = 0;
-
-	for (i = 0; i < n; i++) {
-		pids[i] = fork();
-		if (pids[i] == 0)
-			_exit(fn(i, n, arg) ? 1 : 0);
-	}
-	for (i = 0; i < n; i++)
-		if (waitpid(pids[i], &st, 0) == pids[i] && WIFEXITED(st) &&
-		    !WEXITSTATUS(st))
-			ok++;
-	return ok;
+	return rmawin_test_open_on(rmawin_test_ip(), NULL, rank, n, port, timeout_ms, ep);
 }
 
 struct barrier_arg {
@@ -112,35 +66,31 @@ static int barrier_rank(int rank, int n, void *p)
 	return rmawin_ep_close(ep);
 }
 
-static void barrier_case(struct __test_metadata *_metadata, int n, int port)
+static void barrier_case(struct __test_metadata *_metadata, int n)
 {
-	struct barrier_arg a = { .port = port, .rounds = 10 };
+	struct barrier_arg a = { .port = rmawin_test_ports(n), .rounds = 10 };
 
 	a.arrived = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
 			 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(MAP_FAILED, a.arrived);
-	EXPECT_EQ(n, run_ranks(n, barrier_rank, &a));
+	EXPECT_EQ(n, rmawin_test_run_ranks(_metadata, n, barrier_rank, &a));
 	EXPECT_EQ(0, rmawin_stat("groups"));
 	EXPECT_EQ(0, rmawin_stat("qps"));
 	EXPECT_EQ(0, rmawin_stat("endpoints"));
 	munmap(a.arrived, 4096);
 }
 
+TEST_F(path, join_and_barrier_2_ranks) { barrier_case(_metadata, 2); }
+TEST_F(path, join_and_barrier_3_ranks) { barrier_case(_metadata, 3); }
+TEST_F(path, join_and_barrier_4_ranks) { barrier_case(_metadata, 4); }
 /* Emulated RDMA is slow: the harness's 30 s is too little for 8 ranks. */
-FIXTURE(slow) {};
-FIXTURE_SETUP(slow) {}
-FIXTURE_TEARDOWN(slow) {}
+TEST_F_TIMEOUT(path, join_and_barrier_8_ranks, 180) { barrier_case(_metadata, 8); }
 
-TEST(join_and_barrier_2_ranks) { barrier_case(_metadata, 2, 21000); }
-TEST(join_and_barrier_3_ranks) { barrier_case(_metadata, 3, 21100); }
-TEST(join_and_barrier_4_ranks) { barrier_case(_metadata, 4, 21200); }
-TEST_F_TIMEOUT(slow, join_and_barrier_8_ranks, 180) { barrier_case(_metadata, 8, 21300); }
-
-TEST(singleton_group)
+TEST_F(path, singleton_group)
 {
 	struct rmawin_ep *ep;
 
-	ASSERT_EQ(0, open_rank(0, 1, 21400, 0, &ep));
+	ASSERT_EQ(0, open_rank(0, 1, rmawin_test_ports(1), 0, &ep));
 	EXPECT_EQ(1, rmawin_stat("groups"));
 	EXPECT_EQ(0, rmawin_barrier(ep));
 	EXPECT_EQ(0, rmawin_ep_close(ep));
@@ -148,16 +98,16 @@ TEST(singleton_group)
 }
 
 /* Rank 1 of 2 alone: nobody listens at rank 0's address. */
-TEST(join_timeout_etimedout)
+TEST_F(path, join_timeout_etimedout)
 {
 	struct rmawin_ep *ep = NULL;
 
-	EXPECT_EQ(-ETIMEDOUT, open_rank(1, 2, 21500, 1500, &ep));
+	EXPECT_EQ(-ETIMEDOUT, open_rank(1, 2, rmawin_test_ports(2), 1500, &ep));
 	EXPECT_EQ(0, rmawin_stat("groups"));
 	EXPECT_EQ(0, rmawin_stat("qps"));
 	EXPECT_EQ(0, rmawin_stat("endpoints"));
 	/* rank 0 alone waits for rank 1 the same way */
-	EXPECT_EQ(-ETIMEDOUT, open_rank(0, 2, 21510, 1000, &ep));
+	EXPECT_EQ(-ETIMEDOUT, open_rank(0, 2, rmawin_test_ports(2), 1000, &ep));
 	EXPECT_EQ(0, rmawin_stat("endpoints"));
 }
 
@@ -173,7 +123,7 @@ static int raw_join(int fd, int rank, int n, int port, __u8 key, unsigned int tm
 	for (i = 0; i < n; i++) {
 		addrs[i].family = AF_INET;
 		addrs[i].port = port + i;
-		inet_pton(AF_INET, test_ip(), addrs[i].addr);
+		inet_pton(AF_INET, rmawin_test_ip(), addrs[i].addr);
 	}
 	j.rank = rank;
 	j.nranks = n;
@@ -187,13 +137,14 @@ static int raw_join(int fd, int rank, int n, int port, __u8 key, unsigned int tm
 
 /*
  * Rank 0 of @n0 (key bytes @key0) joins in a child and must fail with
- * @err0; rank 1 of 2 (key bytes @key1) joins here and must fail with @err1.
+ * @err0; rank 1 of 2 (key bytes @key1) joins here, on the same ports, and
+ * must fail with @err1.
  */
-static void two_joins(struct __test_metadata *_metadata, int port, int n0, __u8 key0,
-		      int err0, __u8 key1, int err1)
+static void two_joins(struct __test_metadata *_metadata, int n0, __u8 key0, int err0,
+		      __u8 key1, int err1)
 {
+	int fd, st, port = rmawin_test_ports(n0 > 2 ? n0 : 2);
 	pid_t pid;
-	int fd, st;
 
 	pid = fork();
 	if (pid == 0) {
@@ -219,15 +170,15 @@ TEST(join_wrong_key_ekeyrejected)
 {
 	long before = rmawin_stat("auth_failures");
 
-	two_joins(_metadata, 21600, 2, 0x11, EKEYREJECTED, 0x22, EKEYREJECTED);
+	two_joins(_metadata, 2, 0x11, EKEYREJECTED, 0x22, EKEYREJECTED);
 	EXPECT_LE(before + 2, rmawin_stat("auth_failures"));
 }
 
 /* A group of another shape on the same ports: refused, whatever the key. */
 TEST(join_other_group_econnrefused)
 {
-	/* rank 0 of 3 on 21650..; rank 1 of 2 asks for another group */
-	two_joins(_metadata, 21650, 3, 0x11, ETIMEDOUT, 0x11, ECONNREFUSED);
+	/* rank 0 of 3 on the test's ports; rank 1 of 2 asks for another group */
+	two_joins(_metadata, 3, 0x11, ETIMEDOUT, 0x11, ECONNREFUSED);
 }
 
 TEST(join_validation)
@@ -236,7 +187,7 @@ TEST(join_validation)
 	struct rmawin_group_join j;
 	struct rmawin_barrier b = { .size = sizeof(b) };
 	__u8 kbuf[RMAWIN_JOB_KEY_MAX + 1] = { 0 };
-	int fd = open(RMAWIN_DEV_PATH, O_RDWR);
+	int fd = open(RMAWIN_DEV_PATH, O_RDWR), port = rmawin_test_ports(2);
 
 	ASSERT_LE(0, fd);
 	EXPECT_ERRNO(ENOTCONN, ioctl(fd, RMAWIN_IOC_BARRIER, &b));
@@ -245,10 +196,10 @@ TEST(join_validation)
 
 	memset(addrs, 0, sizeof(addrs));
 	addrs[0].family = addrs[1].family = AF_INET;
-	addrs[0].port = 21700;
-	addrs[1].port = 21701;
-	inet_pton(AF_INET, test_ip(), addrs[0].addr);
-	inet_pton(AF_INET, test_ip(), addrs[1].addr);
+	addrs[0].port = port;
+	addrs[1].port = port + 1;
+	inet_pton(AF_INET, rmawin_test_ip(), addrs[0].addr);
+	inet_pton(AF_INET, rmawin_test_ip(), addrs[1].addr);
 	memset(&j, 0, sizeof(j));
 	j.size = sizeof(j);
 	j.rank = 0;
@@ -293,14 +244,14 @@ TEST(join_validation)
 	addrs[0].family = AF_INET;
 	addrs[0].port = 0;
 	EXPECT_ERRNO(EINVAL, ioctl(fd, RMAWIN_IOC_GROUP_JOIN, &j));
-	addrs[0].port = 21700;
+	addrs[0].port = port;
 	addrs[0].addr[15] = 1;	/* IPv4 with junk after the address */
 	EXPECT_ERRNO(EINVAL, ioctl(fd, RMAWIN_IOC_GROUP_JOIN, &j));
 	addrs[0].addr[15] = 0;
 	/* an address no RDMA device has */
 	inet_pton(AF_INET, "127.0.0.1", addrs[0].addr);
 	EXPECT_ERRNO(EADDRNOTAVAIL, ioctl(fd, RMAWIN_IOC_GROUP_JOIN, &j));
-	inet_pton(AF_INET, test_ip(), addrs[0].addr);
+	inet_pton(AF_INET, rmawin_test_ip(), addrs[0].addr);
 	EXPECT_EQ(0, rmawin_stat("groups"));
 	EXPECT_EQ(0, rmawin_stat("pds"));	/* the failed joins bound nothing */
 
@@ -318,11 +269,12 @@ TEST(join_validation)
 TEST(join_address_in_use)
 {
 	int a = open(RMAWIN_DEV_PATH, O_RDWR), b = open(RMAWIN_DEV_PATH, O_RDWR);
+	int port = rmawin_test_ports(1);
 
 	ASSERT_LE(0, a);
 	ASSERT_LE(0, b);
-	ASSERT_EQ(0, raw_join(a, 0, 1, 21800, 1, 1000));
-	EXPECT_ERRNO(EADDRINUSE, raw_join(b, 0, 1, 21800, 1, 1000));
+	ASSERT_EQ(0, raw_join(a, 0, 1, port, 1, 1000));
+	EXPECT_ERRNO(EADDRINUSE, raw_join(b, 0, 1, port, 1, 1000));
 	EXPECT_EQ(0, close(a));
 	EXPECT_EQ(0, close(b));
 }
@@ -357,9 +309,9 @@ static int victim_rank(int rank, int n, void *p)
 }
 
 /* A rank killed mid-job fails its peers' barrier instead of hanging it. */
-TEST(peer_killed_barrier_econnreset)
+TEST_F(path, peer_killed_barrier_econnreset)
 {
-	int port = 21900;
+	int port = rmawin_test_ports(3);
 	pid_t pids[3];
 	int i, st;
 
@@ -382,12 +334,12 @@ TEST(peer_killed_barrier_econnreset)
 }
 
 /* Rank 1 waits in a barrier that rank 0 enters only when told to. */
-static int busy_rank(int rank, int up, int go)
+static int busy_rank(int rank, int port, int up, int go)
 {
 	struct rmawin_ep *ep;
 	char c = 'i';
 
-	if (open_rank(rank, 2, 22000, 20000, &ep) || rmawin_barrier(ep))
+	if (open_rank(rank, 2, port, 20000, &ep) || rmawin_barrier(ep))
 		return 1;
 	if (rank == 1 && write(up, &c, 1) != 1)
 		return 2;
@@ -429,9 +381,9 @@ static int read_ep_files(pid_t pid)
  * at once ("busy 1", its group fields left out) instead of waiting as
  * long as the job does.
  */
-TEST(debugfs_does_not_wait_for_a_blocked_endpoint)
+TEST_F(path, debugfs_does_not_wait_for_a_blocked_endpoint)
 {
-	int up[2], go[2], i, st = -1;
+	int up[2], go[2], i, st = -1, port = rmawin_test_ports(2);
 	pid_t pids[2], reader;
 	char c;
 
@@ -440,7 +392,7 @@ TEST(debugfs_does_not_wait_for_a_blocked_endpoint)
 	for (i = 0; i < 2; i++) {
 		pids[i] = fork();
 		if (pids[i] == 0)
-			_exit(busy_rank(i, up[1], go[0]));
+			_exit(busy_rank(i, port, up[1], go[0]));
 	}
 	ASSERT_EQ(1, read(up[0], &c, 1));
 	usleep(300000);		/* rank 1 is in the barrier, rank 0 not */

@@ -36,9 +36,12 @@
 #include <linux/rmawin.h>
 
 #include "rmawin_key.h"
+#include "rmawin_ports.h"
 
 #define NFDS		4
 #define ARENA		(64 * 4096)
+/* Ports of a process: pairs at +0 .. +399, groups of one at +500 .. +699 */
+#define PROC_PORTS	700
 
 static uint64_t rng_state;
 
@@ -60,7 +63,7 @@ static unsigned char *arena, *ro_page, *gone_page;
 static const char *ip;
 static uint8_t key[RMAWIN_JOB_KEY_MAX];
 static size_t key_len;
-static unsigned long port_base;
+static unsigned long port_base;	/* this process's PROC_PORTS ports */
 
 struct ep {
 	int fd;
@@ -558,7 +561,7 @@ int main(int argc, char **argv)
 	uint64_t seed;
 	long calls, procs = 3, p, ok = 0;
 	static char ipbuf[64];
-	int st;
+	int st, ports;
 
 	if (argc < 3) {
 		fprintf(stderr, "usage: ioctl_fuzz SEED CALLS [PROCS]\n");
@@ -568,10 +571,15 @@ int main(int argc, char **argv)
 	calls = atol(argv[2]);
 	if (argc > 3)
 		procs = atol(argv[3]);
+	if (procs < 1 || procs > 50) {
+		fprintf(stderr, "ioctl_fuzz: PROCS is 1 to 50\n");
+		return 2;
+	}
 	snprintf(ipbuf, sizeof(ipbuf), "%s", addrs && *addrs ? addrs : "198.18.0.1");
 	ipbuf[strcspn(ipbuf, ",")] = 0;
 	ip = ipbuf;
 	key_len = rmawin_test_key(key);
+	ports = rmawin_test_ports(PROC_PORTS * procs);
 	signal(SIGPIPE, SIG_IGN);
 	for (p = 0; p < procs; p++) {
 		if (fork() == 0) {
@@ -584,7 +592,7 @@ int main(int argc, char **argv)
 			gone_page = ro_page + 4096;
 			mprotect(ro_page, 4096, PROT_READ);
 			munmap(gone_page, 4096);
-			port_base = 31000 + 1000 * p;
+			port_base = ports + PROC_PORTS * p;
 			run(seed * 1000 + p, calls / procs);
 			if (bad_children)
 				fprintf(stderr, "ioctl_fuzz: %ld children used another's endpoint\n",

@@ -8,6 +8,12 @@
 
 #include "rmawin_test.h"
 
+/*
+ * The tests that open endpoints run on both of the library's paths
+ * (path.ring.NAME and path.no_ring.NAME), the others once.
+ */
+RMAWIN_TEST_PATHS(path);
+
 TEST(query_lists_device)
 {
 	struct rmawin_device devs[16];
@@ -35,7 +41,7 @@ TEST(query_bad_args)
 	EXPECT_EQ(-EINVAL, rmawin_query(NULL, &dev, -1));
 }
 
-TEST(ep_open_single_rank)
+TEST_F(path, ep_open_single_rank)
 {
 	struct rmawin_ep_attr attr = {
 		.rank = 0, .nranks = 1, .ibdev = rmawin_test_ibdev(),
@@ -57,15 +63,19 @@ TEST(ep_open_single_rank)
 	EXPECT_EQ(0, rmawin_stat("pds"));
 }
 
-TEST(ep_open_errors)
+TEST_F(path, ep_open_errors)
 {
-	const char *addrs[] = { "198.18.0.1:7000", "198.18.0.1:7001" };
+	char a0[96], a1[96];
+	const char *addrs[] = { a0, a1 };
 	struct rmawin_ep_attr attr = {
 		.rank = 0, .nranks = 1, .ibdev = "rmawin_nodev",
 	};
 	struct rmawin_ep *ep = NULL;
 	uint8_t key[64] = { 1, 2, 3 };
+	int port = rmawin_test_ports(2);
 
+	snprintf(a0, sizeof(a0), "%s:%d", rmawin_test_ip(), port);
+	snprintf(a1, sizeof(a1), "%s:%d", rmawin_test_ip(), port + 1);
 	EXPECT_EQ(-ENODEV, rmawin_ep_open(&attr, &ep));
 	EXPECT_EQ(NULL, ep);
 	attr.ibdev = rmawin_test_ibdev();
@@ -113,13 +123,15 @@ TEST(ep_open_errors)
 	EXPECT_EQ(-EINVAL, rmawin_rank(NULL));
 }
 
-TEST(ep_open_env)
+TEST_F(path, ep_open_env)
 {
 	struct rmawin_ep *ep = NULL;
+	char addr[96];
 
+	snprintf(addr, sizeof(addr), "%s:%d", rmawin_test_ip(), rmawin_test_ports(1));
 	ASSERT_EQ(0, setenv("RMAWIN_RANK", "0", 1));
 	ASSERT_EQ(0, setenv("RMAWIN_NRANKS", "1", 1));
-	ASSERT_EQ(0, setenv("RMAWIN_ADDRS", "198.18.0.1:7000", 1));
+	ASSERT_EQ(0, setenv("RMAWIN_ADDRS", addr, 1));
 	ASSERT_EQ(0, setenv("RMAWIN_IBDEV", rmawin_test_ibdev(), 1));
 	ASSERT_EQ(0, rmawin_ep_open_env(&ep));
 	EXPECT_EQ(0, rmawin_rank(ep));
@@ -152,16 +164,18 @@ static int key_file(char *path, const char *text, mode_t mode)
  * The job key from RMAWIN_JOB_KEY (hex) or RMAWIN_JOB_KEY_FILE (a file
  * only its owner may read); two ranks with none are refused with -ENOKEY.
  */
-TEST(ep_open_env_job_key)
+TEST_F(path, ep_open_env_job_key)
 {
 	const char *hex32 = "00112233445566778899aabbccddeeff";
 	char *saved = getenv("RMAWIN_JOB_KEY") ? strdup(getenv("RMAWIN_JOB_KEY")) : NULL;
 	struct rmawin_ep *ep = NULL;
-	char path[64];
+	int port = rmawin_test_ports(2);
+	char path[64], addrs[160];
 
+	snprintf(addrs, sizeof(addrs), "%s:%d", rmawin_test_ip(), port);
 	ASSERT_EQ(0, setenv("RMAWIN_RANK", "0", 1));
 	ASSERT_EQ(0, setenv("RMAWIN_NRANKS", "1", 1));
-	ASSERT_EQ(0, setenv("RMAWIN_ADDRS", "198.18.0.1:7010", 1));
+	ASSERT_EQ(0, setenv("RMAWIN_ADDRS", addrs, 1));
 	ASSERT_EQ(0, setenv("RMAWIN_IBDEV", rmawin_test_ibdev(), 1));
 	ASSERT_EQ(0, setenv("RMAWIN_JOB_KEY", hex32, 1));
 	ASSERT_EQ(0, rmawin_ep_open_env(&ep));
@@ -195,7 +209,9 @@ TEST(ep_open_env_job_key)
 
 	/* two ranks and no key at all */
 	ASSERT_EQ(0, setenv("RMAWIN_NRANKS", "2", 1));
-	ASSERT_EQ(0, setenv("RMAWIN_ADDRS", "198.18.0.1:7010,198.18.0.1:7011", 1));
+	snprintf(addrs, sizeof(addrs), "%s:%d,%s:%d", rmawin_test_ip(), port, rmawin_test_ip(),
+		 port + 1);
+	ASSERT_EQ(0, setenv("RMAWIN_ADDRS", addrs, 1));
 	EXPECT_EQ(-ENOKEY, rmawin_ep_open_env(&ep));
 	EXPECT_EQ(0, rmawin_stat("endpoints"));
 	if (saved) {
@@ -205,17 +221,18 @@ TEST(ep_open_env_job_key)
 }
 
 /* The status tool shows a live endpoint with its window and pinned pages. */
-TEST(status_tool_shows_endpoint)
+TEST_F(path, status_tool_shows_endpoint)
 {
 	struct rmawin_ep_attr attr = { .rank = 0, .nranks = 1 };
-	const char *addrs[] = { "198.18.0.1:25500" };
 	static char mem[3 * 4096] __attribute__((aligned(4096)));
+	char addr[96], out[8192];
+	const char *addrs[] = { addr };
 	struct rmawin_win *win;
 	struct rmawin_ep *ep;
-	char out[8192];
 	size_t n;
 	FILE *f;
 
+	snprintf(addr, sizeof(addr), "%s:%d", rmawin_test_ip(), rmawin_test_ports(1));
 	attr.addrs = addrs;
 	ASSERT_EQ(0, rmawin_ep_open(&attr, &ep));
 	ASSERT_EQ(0, rmawin_win_create(ep, mem, sizeof(mem), 1, 0, &win));

@@ -18,6 +18,13 @@
 
 #include "rmawin_test.h"
 
+/*
+ * The tests that open endpoints through the library run on both of its
+ * paths (path.ring.NAME and path.no_ring.NAME); those of raw ioctls once,
+ * and the ring's poller's on the ring.
+ */
+RMAWIN_TEST_PATHS(path);
+
 #define KIB	1024UL
 #define MIB	(1024 * KIB)
 #define PARAM	"/sys/module/rmawin/parameters/"
@@ -71,7 +78,7 @@ static int huge_window_rank(int rank, int n, void *arg)
 
 	if (mem == MAP_FAILED || become_nobody(64 * KIB))
 		return 1;
-	if (rmawin_test_open(0, 1, 30300, &ep))
+	if (rmawin_test_open(0, 1, *(int *)arg, &ep))
 		return 2;
 	/* the range need not be mapped: it is charged before it is looked at */
 	ret = rmawin_win_create(ep, mem, 1ULL << 40, 1, 0, &win);
@@ -99,7 +106,7 @@ static int huge_window_root_rank(int rank, int n, void *arg)
 
 	if (mem == MAP_FAILED)
 		return 1;
-	if (rmawin_test_open(0, 1, 30310, &ep))
+	if (rmawin_test_open(0, 1, *(int *)arg, &ep))
 		return 2;
 	ret = rmawin_win_create(ep, mem, 1ULL << 40, 1, 0, &win);
 	if (ret != -ENOMEM) {
@@ -114,19 +121,23 @@ static int huge_window_root_rank(int rank, int n, void *arg)
 	return rmawin_ep_close(ep) ? 5 : 0;
 }
 
-TEST(huge_window_as_root_enomem_before_allocating)
+TEST_F(path, huge_window_as_root_enomem_before_allocating)
 {
+	int port = rmawin_test_ports(1);
+
 	if (geteuid())
 		SKIP(return, "CAP_IPC_LOCK needs root");
-	EXPECT_EQ(1, rmawin_test_run_ranks_for(_metadata, 1, huge_window_root_rank, NULL, 60));
+	EXPECT_EQ(1, rmawin_test_run_ranks_for(_metadata, 1, huge_window_root_rank, &port, 60));
 	rmawin_test_expect_no_leaks(_metadata);
 }
 
-TEST(huge_window_over_memlock_enomem_before_allocating)
+TEST_F(path, huge_window_over_memlock_enomem_before_allocating)
 {
+	int port = rmawin_test_ports(1);
+
 	if (geteuid())
 		SKIP(return, "dropping privileges needs root");
-	EXPECT_EQ(1, rmawin_test_run_ranks_for(_metadata, 1, huge_window_rank, NULL, 60));
+	EXPECT_EQ(1, rmawin_test_run_ranks_for(_metadata, 1, huge_window_rank, &port, 60));
 	rmawin_test_expect_no_leaks(_metadata);
 }
 
@@ -149,7 +160,7 @@ static int private_pin_rank(int rank, int n, void *arg)
 	memset(buf, 7, MIB);
 	if (rank == 0 && become_nobody(64 * KIB))
 		return 2;
-	if (rmawin_test_open(rank, 2, 30310, &ep))
+	if (rmawin_test_open(rank, 2, *(int *)arg, &ep))
 		return 3;
 	if (rmawin_win_allocate(ep, rank ? MIB : 0, 1, 0, &base, &win) ||
 	    rmawin_fence(win, 0))
@@ -168,16 +179,18 @@ static int private_pin_rank(int rank, int n, void *arg)
 	return bad ? 7 : 0;
 }
 
-TEST(uncached_pins_charged_to_memlock)
+TEST_F(path, uncached_pins_charged_to_memlock)
 {
+	int port = rmawin_test_ports(2);
+
 	if (geteuid())
 		SKIP(return, "dropping privileges needs root");
-	EXPECT_EQ(2, rmawin_test_run_ranks_for(_metadata, 2, private_pin_rank, NULL, 120));
+	EXPECT_EQ(2, rmawin_test_run_ranks_for(_metadata, 2, private_pin_rank, &port, 120));
 	rmawin_test_expect_no_leaks(_metadata);
 }
 
 /* An endpoint is its opener's: a forked child may QUERY through it, no more. */
-TEST(shared_fd_other_process_eperm)
+TEST_F(path, shared_fd_other_process_eperm)
 {
 	struct rmawin_barrier b = { .size = sizeof(b) };
 	struct rmawin_query q = { .size = sizeof(q) };
@@ -185,7 +198,7 @@ TEST(shared_fd_other_process_eperm)
 	pid_t pid;
 	int fd, st;
 
-	ASSERT_EQ(0, rmawin_test_open(0, 1, 30320, &ep));
+	ASSERT_EQ(0, rmawin_test_open(0, 1, rmawin_test_ports(1), &ep));
 	fd = rmawin_ep_fd(ep);
 	pid = fork();
 	if (!pid) {
@@ -231,7 +244,7 @@ TEST(max_endpoints_per_process_emfile)
 	EXPECT_EQ(0, rmawin_stat("endpoints"));
 }
 
-TEST(max_windows_per_endpoint_emfile)
+TEST_F(path, max_windows_per_endpoint_emfile)
 {
 	long saved = read_long(PARAM "max_windows");
 	static char mem[3][4096];
@@ -240,7 +253,7 @@ TEST(max_windows_per_endpoint_emfile)
 
 	ASSERT_LT(0, saved);
 	ASSERT_EQ(0, write_long(PARAM "max_windows", 2));
-	ASSERT_EQ(0, rmawin_test_open(0, 1, 30330, &ep));
+	ASSERT_EQ(0, rmawin_test_open(0, 1, rmawin_test_ports(1), &ep));
 	EXPECT_EQ(0, rmawin_win_create(ep, mem[0], 4096, 1, 0, &win[0]));
 	EXPECT_EQ(0, rmawin_win_create(ep, mem[1], 4096, 1, 0, &win[1]));
 	EXPECT_EQ(-EMFILE, rmawin_win_create(ep, mem[2], 4096, 1, 0, &win[2]));
@@ -257,14 +270,14 @@ TEST(max_ranks_per_group_einval)
 	struct rmawin_addr addrs[5];
 	struct rmawin_group_join j = { .size = sizeof(j) };
 	__u8 key[16] = { 1 };
-	int fd, i;
+	int fd, i, port = rmawin_test_ports(5);
 
 	ASSERT_LT(0, saved);
 	ASSERT_EQ(0, write_long(PARAM "max_ranks", 4));
 	memset(addrs, 0, sizeof(addrs));
 	for (i = 0; i < 5; i++) {
 		addrs[i].family = AF_INET;
-		addrs[i].port = 30340 + i;
+		addrs[i].port = port + i;
 		inet_pton(AF_INET, rmawin_test_ip(), addrs[i].addr);
 	}
 	j.nranks = 5;
@@ -285,9 +298,15 @@ TEST(max_ranks_per_group_einval)
  */
 #define CG	"/sys/fs/cgroup/rmawin_test"
 
+struct memcg {
+	int port;
+	long delta;		/* how much memory.current grew */
+};
+
 static int memcg_rank(int rank, int n, void *arg)
 {
-	long *delta = arg, before, after;
+	struct memcg *m = arg;
+	long before, after;
 	struct rmawin_win *win;
 	struct rmawin_ep *ep;
 	char pid[24];
@@ -298,38 +317,45 @@ static int memcg_rank(int rank, int n, void *arg)
 	f = fopen(CG "/cgroup.procs", "w");
 	if (!f || fputs(pid, f) < 0 || fclose(f))
 		return 1;
-	if (rmawin_test_open(0, 1, 30350, &ep))
+	if (rmawin_test_open(0, 1, m->port, &ep))
 		return 2;
 	before = read_long(CG "/memory.current");
 	if (rmawin_win_allocate(ep, 16 * MIB, 1, 0, &base, &win))
 		return 3;
 	after = read_long(CG "/memory.current");
-	*delta = after - before;
+	m->delta = after - before;
 	return rmawin_win_free(win) || rmawin_ep_close(ep) ? 4 : 0;
 }
 
-TEST(allocated_window_charged_to_memcg)
+TEST_F(path, allocated_window_charged_to_memcg)
 {
-	long *delta = rmawin_test_shared(sizeof(long));
+	struct memcg *m = rmawin_test_shared(sizeof(*m));
 	FILE *f;
 
-	ASSERT_NE(NULL, delta);
+	ASSERT_NE(NULL, m);
+	m->port = rmawin_test_ports(1);
 	if (access("/sys/fs/cgroup/cgroup.controllers", R_OK))
 		mount("none", "/sys/fs/cgroup", "cgroup2", 0, NULL);
 	f = fopen("/sys/fs/cgroup/cgroup.subtree_control", "w");
 	if (!f || fputs("+memory\n", f) < 0 || fclose(f))
 		SKIP(return, "no cgroup v2 memory controller in this kernel");
 	ASSERT_EQ(0, mkdir(CG, 0755) && errno != EEXIST);
-	EXPECT_EQ(1, rmawin_test_run_ranks_for(_metadata, 1, memcg_rank, delta, 60));
-	EXPECT_LE(16 * (long)MIB, *delta) TH_LOG("memory.current grew by %ld bytes", *delta);
+	EXPECT_EQ(1, rmawin_test_run_ranks_for(_metadata, 1, memcg_rank, m, 60));
+	EXPECT_LE(16 * (long)MIB, m->delta) TH_LOG("memory.current grew by %ld bytes", m->delta);
 	rmdir(CG);
 	rmawin_test_expect_no_leaks(_metadata);
 }
 
 /* The ring's poller works for its owner: it runs in the owner's cgroup. */
+struct poller {
+	int port;
+	char where[64];		/* the cgroup of the last poller seen */
+};
+
 static int poller_rank(int rank, int n, void *arg)
 {
-	char *where = arg, path[300], comm[32], want[64];
+	struct poller *pl = arg;
+	char path[300], comm[32], want[64];
 	struct rmawin_ep *ep;
 	FILE *f;
 	DIR *d;
@@ -340,7 +366,7 @@ static int poller_rank(int rank, int n, void *arg)
 	snprintf(path, sizeof(path), "%d\n", getpid());
 	if (!f || fputs(path, f) < 0 || fclose(f))
 		return 1;
-	if (rmawin_test_open(0, 1, 30360, &ep) || !rmawin_ep_ring_active(ep))
+	if (rmawin_test_open(0, 1, pl->port, &ep) || !rmawin_ep_ring_active(ep))
 		return 2;
 	/* the poller of the newest endpoint is the highest numbered rmawin_poll */
 	d = opendir("/proc");
@@ -355,7 +381,7 @@ static int poller_rank(int rank, int n, void *arg)
 			f = fopen(path, "r");
 			if (f && fgets(want, sizeof(want), f) && strstr(want, "rmawin_test"))
 				found++;
-			snprintf(where, 64, "%s", want);
+			snprintf(pl->where, sizeof(pl->where), "%s", want);
 		}
 		if (f)
 			fclose(f);
@@ -368,10 +394,11 @@ static int poller_rank(int rank, int n, void *arg)
 
 TEST(poller_in_its_owners_cgroup)
 {
-	char *where = rmawin_test_shared(64);
+	struct poller *pl = rmawin_test_shared(sizeof(*pl));
 	FILE *f;
 
-	ASSERT_NE(NULL, where);
+	ASSERT_NE(NULL, pl);
+	pl->port = rmawin_test_ports(1);
 	if (getenv("RMAWIN_NO_RING"))
 		SKIP(return, "no ring in this run (RMAWIN_NO_RING)");
 	if (access("/sys/fs/cgroup/cgroup.controllers", R_OK))
@@ -380,8 +407,8 @@ TEST(poller_in_its_owners_cgroup)
 	if (!f || fputs("+memory\n", f) < 0 || fclose(f))
 		SKIP(return, "no cgroup v2 in this kernel");
 	ASSERT_EQ(0, mkdir(CG, 0755) && errno != EEXIST);
-	EXPECT_EQ(1, rmawin_test_run_ranks_for(_metadata, 1, poller_rank, where, 60))
-		TH_LOG("the poller's cgroup: %s", where);
+	EXPECT_EQ(1, rmawin_test_run_ranks_for(_metadata, 1, poller_rank, pl, 60))
+		TH_LOG("the poller's cgroup: %s", pl->where);
 	rmdir(CG);
 	rmawin_test_expect_no_leaks(_metadata);
 }

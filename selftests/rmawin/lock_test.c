@@ -13,6 +13,9 @@
 
 #include "rmawin_test.h"
 
+/* Every test on both of the library's paths: path.ring.NAME and path.no_ring.NAME */
+RMAWIN_TEST_PATHS(path);
+
 struct shared {
 	int inside;		/* ranks inside the critical section now */
 	int max_inside;		/* the most ever seen at once */
@@ -70,10 +73,10 @@ static void setup_shared(void)
 	memset(sh, 0, sizeof(*sh));
 }
 
-TEST(exclusive_lock_counter_4_ranks)
+TEST_F(path, exclusive_lock_counter_4_ranks)
 {
 	setup_shared();
-	EXPECT_EQ(4, rmawin_test_run_eps(_metadata, 4, 29000, counter_rank, NULL, 25));
+	EXPECT_EQ(4, rmawin_test_run_eps(_metadata, 4, counter_rank, NULL, 25));
 	EXPECT_EQ(1, sh->max_inside);	/* exclusive: never two inside */
 	EXPECT_EQ(0, rmawin_stat("windows"));
 }
@@ -102,10 +105,10 @@ static int readers_rank(struct rmawin_ep *ep, void *arg)
 	return 0;
 }
 
-TEST(shared_locks_overlap)
+TEST_F(path, shared_locks_overlap)
 {
 	setup_shared();
-	EXPECT_EQ(3, rmawin_test_run_eps(_metadata, 3, 29100, readers_rank, NULL, 25));
+	EXPECT_EQ(3, rmawin_test_run_eps(_metadata, 3, readers_rank, NULL, 25));
 	EXPECT_EQ(2, sh->both);
 }
 
@@ -140,10 +143,10 @@ static int starve_rank(struct rmawin_ep *ep, void *arg)
 	return 0;
 }
 
-TEST(exclusive_not_starved_by_readers)
+TEST_F(path, exclusive_not_starved_by_readers)
 {
 	setup_shared();
-	EXPECT_EQ(4, rmawin_test_run_eps(_metadata, 4, 29200, starve_rank, NULL, 25));
+	EXPECT_EQ(4, rmawin_test_run_eps(_metadata, 4, starve_rank, NULL, 25));
 	EXPECT_EQ(1, sh->stop);
 	/* the readers stopped long before running out of rounds */
 	EXPECT_GT(2 * 400, sh->reader_rounds);
@@ -177,12 +180,12 @@ static int sleeper_rank(struct rmawin_ep *ep, void *arg)
 	return 0;
 }
 
-TEST(progress_while_target_sleeps)
+TEST_F(path, progress_while_target_sleeps)
 {
 	int i;
 
 	setup_shared();
-	EXPECT_EQ(4, rmawin_test_run_eps(_metadata, 4, 29300, sleeper_rank, NULL, 25));
+	EXPECT_EQ(4, rmawin_test_run_eps(_metadata, 4, sleeper_rank, NULL, 25));
 	for (i = 1; i < 4; i++)
 		EXPECT_LT(sh->done_ns[i], sh->woke_ns) TH_LOG("rank %d finished after the target woke", i);
 }
@@ -220,10 +223,10 @@ static int cas_mutex_rank(struct rmawin_ep *ep, void *arg)
 	return 0;
 }
 
-TEST(compare_and_swap_mutex)
+TEST_F(path, compare_and_swap_mutex)
 {
 	setup_shared();
-	EXPECT_EQ(3, rmawin_test_run_eps(_metadata, 3, 29400, cas_mutex_rank, NULL, 25));
+	EXPECT_EQ(3, rmawin_test_run_eps(_metadata, 3, cas_mutex_rank, NULL, 25));
 }
 
 /* Misuse: each gets its own errno, and nothing hangs. */
@@ -262,10 +265,10 @@ static int misuse_rank(struct rmawin_ep *ep, void *arg)
 	return bad ? 5 : 0;
 }
 
-TEST(synchronization_misuse_errors)
+TEST_F(path, synchronization_misuse_errors)
 {
 	setup_shared();
-	EXPECT_EQ(2, rmawin_test_run_eps(_metadata, 2, 29500, misuse_rank, NULL, 25));
+	EXPECT_EQ(2, rmawin_test_run_eps(_metadata, 2, misuse_rank, NULL, 25));
 	EXPECT_EQ(0, rmawin_stat("windows"));
 	EXPECT_EQ(0, rmawin_stat("reqs"));
 }

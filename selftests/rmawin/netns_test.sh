@@ -18,6 +18,7 @@ cd "$(dirname "$0")/../.." || exit 1
 
 ns=rmawin_ns
 ip=198.19.0.1
+port=26400	# of the group of one
 in_ns() { ip netns exec "$ns" "$@"; }
 
 cleanup() {
@@ -45,8 +46,8 @@ echo "TAP version 13"
 echo "1..4"
 check "netns: soft-RoCE on a veth pair inside a network namespace" setup
 check "netns: a group joined inside the namespace, on its address" \
-	in_ns selftests/rmawin/victim join 0 "$ip:26400" 5000 0
+	in_ns selftests/rmawin/victim join 0 "$ip:$port" 5000 0
 check "netns: the namespace's address is not available outside it" \
-	selftests/rmawin/victim join 0 "$ip:26400" 5000 EADDRNOTAVAIL
+	selftests/rmawin/victim join 0 "$ip:$port" 5000 EADDRNOTAVAIL
 check "netns: nothing leaked" selftests/rmawin/leaks.sh
 exit $failed

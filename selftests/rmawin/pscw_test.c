@@ -9,6 +9,9 @@
 
 #include "rmawin_test.h"
 
+/* Every test on both of the library's paths: path.ring.NAME and path.no_ring.NAME */
+RMAWIN_TEST_PATHS(path);
+
 /* Ten rounds: put round * 100 + me into the right neighbour's window. */
 static int ring_rank(struct rmawin_ep *ep, void *arg)
 {
@@ -34,9 +37,9 @@ static int ring_rank(struct rmawin_ep *ep, void *arg)
 	return 0;
 }
 
-TEST(ring_4_ranks)
+TEST_F(path, ring_4_ranks)
 {
-	EXPECT_EQ(4, rmawin_test_run_eps(_metadata, 4, 31000, ring_rank, NULL, 25));
+	EXPECT_EQ(4, rmawin_test_run_eps(_metadata, 4, ring_rank, NULL, 25));
 	EXPECT_EQ(0, rmawin_stat("windows"));
 }
 
@@ -75,9 +78,9 @@ static int all_to_one_rank(struct rmawin_ep *ep, void *arg)
 	return 0;
 }
 
-TEST(all_to_one_with_test_polling)
+TEST_F(path, all_to_one_with_test_polling)
 {
-	EXPECT_EQ(5, rmawin_test_run_eps(_metadata, 5, 31100, all_to_one_rank, NULL, 25));
+	EXPECT_EQ(5, rmawin_test_run_eps(_metadata, 5, all_to_one_rank, NULL, 25));
 }
 
 static int misuse_rank(struct rmawin_ep *ep, void *arg)
@@ -111,9 +114,9 @@ static int misuse_rank(struct rmawin_ep *ep, void *arg)
 	return bad ? 3 : 0;
 }
 
-TEST(pscw_misuse_errors)
+TEST_F(path, pscw_misuse_errors)
 {
-	EXPECT_EQ(2, rmawin_test_run_eps(_metadata, 2, 31200, misuse_rank, NULL, 25));
+	EXPECT_EQ(2, rmawin_test_run_eps(_metadata, 2, misuse_rank, NULL, 25));
 }
 
 TEST_HARNESS_MAIN

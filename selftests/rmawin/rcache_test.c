@@ -11,19 +11,15 @@
 
 #include "rmawin_test.h"
 
+/* Every test on both of the library's paths: path.ring.NAME and path.no_ring.NAME */
+RMAWIN_TEST_PATHS(path);
+
 #define LEN	(256 * 1024 + 123)
 
+/* Rank @rank of 2, on ports @port and @port + 1. */
 static int open_pair(int rank, int port, struct rmawin_ep **ep)
 {
-	char a0[32], a1[32];
-	const char *addrs[] = { a0, a1 };
-	uint8_t key[RMAWIN_JOB_KEY_MAX];
-	struct rmawin_ep_attr attr = { .rank = rank, .nranks = 2, .addrs = addrs,
-				       .job_key = key, .job_key_len = rmawin_test_key(key) };
-
-	snprintf(a0, sizeof(a0), "198.18.0.1:%d", port);
-	snprintf(a1, sizeof(a1), "198.18.0.1:%d", port + 1);
-	return rmawin_ep_open(&attr, ep);
+	return rmawin_test_open_on(rmawin_test_ip(), NULL, rank, 2, port, 0, ep);
 }
 
 static void fill(unsigned char *p, size_t len, int seed)
@@ -94,13 +90,12 @@ static int put_rounds(int rank, int port, int rounds, int remap, long *hits)
 	return 0;
 }
 
-static void run_pair(struct __test_metadata *_metadata, int port, int rounds, int remap,
-		     long *hits)
+static void run_pair(struct __test_metadata *_metadata, int rounds, int remap, long *hits)
 {
 	long *shared = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
 			    -1, 0);
+	int i, st, port = rmawin_test_ports(2);
 	pid_t pid[2];
-	int i, st;
 
 	ASSERT_NE(MAP_FAILED, shared);
 	for (i = 0; i < 2; i++) {
@@ -121,20 +116,20 @@ static void run_pair(struct __test_metadata *_metadata, int port, int rounds, in
 	EXPECT_EQ(0, rmawin_stat("endpoints"));
 }
 
-TEST(repeated_put_hits_cache)
+TEST_F(path, repeated_put_hits_cache)
 {
 	long hits = 0;
 
-	run_pair(_metadata, 27000, 5, 0, &hits);
+	run_pair(_metadata, 5, 0, &hits);
 	/* the first put pins, the other four reuse */
 	EXPECT_EQ(4, hits);
 }
 
-TEST(munmap_between_puts_sends_new_data)
+TEST_F(path, munmap_between_puts_sends_new_data)
 {
 	long hits = -1;
 
-	run_pair(_metadata, 27100, 5, 1, &hits);
+	run_pair(_metadata, 5, 1, &hits);
 	/* every round's buffer is new memory: nothing may be reused */
 	EXPECT_EQ(0, hits);
 }
@@ -198,15 +193,15 @@ static int half_pinned_rank(int rank, int port)
 	return 0;
 }
 
-TEST(half_pinned_entry_is_never_reused)
+TEST_F(path, half_pinned_entry_is_never_reused)
 {
+	int i, st, port = rmawin_test_ports(2);
 	pid_t pid[2];
-	int i, st;
 
 	for (i = 0; i < 2; i++) {
 		pid[i] = fork();
 		if (!pid[i])
-			_exit(half_pinned_rank(i, 27200));
+			_exit(half_pinned_rank(i, port));
 	}
 	for (i = 0; i < 2; i++) {
 		ASSERT_EQ(pid[i], waitpid(pid[i], &st, 0));

@@ -6,6 +6,9 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 
+# the ports of ring_check's two ranks
+port=25700
+
 echo "TAP version 13"
 echo "1..2"
 tmp=$(mktemp -d)
@@ -14,7 +17,7 @@ if ! command -v strace >/dev/null; then
 	echo "not ok 1 ring: strace is not installed (tools/deps installs it)"
 	exit 1
 fi
-strace -f -qq -o "$tmp/trace" tools/rmarun -n 2 --port 25700 --timeout 300 -- \
+strace -f -qq -o "$tmp/trace" tools/rmarun -n 2 --port "$port" --timeout 300 -- \
 	selftests/rmawin/ring_check >"$tmp/out" 2>&1
 rc=$?
 sed 's/^/# /' "$tmp/out"

@@ -198,7 +198,7 @@ TEST(setup_validation)
 	EXPECT_ERRNO(ENXIO, ring_enter_raw(raw, RMAWIN_ENTER_WAKEUP));
 	close(raw);
 
-	ASSERT_EQ(0, open_one(26000, RMAWIN_EP_NO_RING, &ep));
+	ASSERT_EQ(0, open_one(rmawin_test_ports(1), RMAWIN_EP_NO_RING, &ep));
 	fd = rmawin_ep_fd(ep);
 	EXPECT_EQ(0, rmawin_ep_ring_active(ep));
 	EXPECT_ERRNO(ENXIO, ring_enter_raw(fd, RMAWIN_ENTER_WAKEUP));
@@ -243,8 +243,11 @@ TEST(setup_validation)
 
 #define BIG	(64 * 1024)
 
-/* Rank 0's endpoint-local checks: no epoch, and another endpoint's handle. */
-static int hostile_no_epoch(struct raw_ring *r, uint64_t *v)
+/*
+ * Rank 0's endpoint-local checks: no epoch, and the handle of another
+ * endpoint (a group of one on @port).
+ */
+static int hostile_no_epoch(struct raw_ring *r, uint64_t *v, int port)
 {
 	struct rmawin_op_desc op;
 	struct rmawin_win *w1, *w2;
@@ -258,7 +261,7 @@ static int hostile_no_epoch(struct raw_ring *r, uint64_t *v)
 	/* window handles count from 0 per endpoint: the other endpoint has a
 	 * window 1, this one has not
 	 */
-	if (open_one(26150, RMAWIN_EP_NO_RING, &other) ||
+	if (open_one(port, RMAWIN_EP_NO_RING, &other) ||
 	    rmawin_win_create(other, m, 8, 8, 0, &w1) ||
 	    rmawin_win_create(other, m + 1, 8, 8, 0, &w2))
 		return 1;
@@ -272,7 +275,10 @@ static int hostile_no_epoch(struct raw_ring *r, uint64_t *v)
 	return bad;
 }
 
-/* Rank 0 drives its ring by hand at rank 1's window; rank 1 checks the data. */
+/*
+ * Rank 0 drives its ring by hand at rank 1's window; rank 1 checks the
+ * data.  @arg: the port of rank 0's other endpoint.
+ */
 static int hostile_rank(struct rmawin_ep *ep, void *arg)
 {
 	int me = rmawin_rank(ep), bad = 0;
@@ -284,7 +290,6 @@ static int hostile_rank(struct rmawin_ep *ep, void *arg)
 	char *big = malloc(BIG);
 	uint32_t t;
 
-	(void)arg;
 	if (!win_mem || !big)
 		return 9;
 	memset(big, 0x5a, BIG);
@@ -292,7 +297,7 @@ static int hostile_rank(struct rmawin_ep *ep, void *arg)
 	RMAWIN_TEST_TRY(2, rmawin_barrier(ep));
 	if (me == 0) {
 		RMAWIN_TEST_TRY(3, raw_ring_open(&r, rmawin_ep_fd(ep), 8, 0));
-		bad |= hostile_no_epoch(&r, &v);
+		bad |= hostile_no_epoch(&r, &v, *(int *)arg);
 		RMAWIN_TEST_TRY(4, rmawin_lock_all(win));
 		RMAWIN_TEST_WANT(-EINVAL, raw_run(&r, OP(.opcode = 99, .win = 0, .target = 1), 1));
 		RMAWIN_TEST_WANT(-EINVAL, raw_run(&r, OP(.opcode = 0), 2));
@@ -354,9 +359,11 @@ static int hostile_rank(struct rmawin_ep *ep, void *arg)
 
 TEST(hostile_ring_contents)
 {
+	int other = rmawin_test_ports(1);
+
 	/* the raw ring is rank 0's own: the library must not set one up */
 	setenv("RMAWIN_NO_RING", "1", 1);
-	EXPECT_EQ(2, rmawin_test_run_eps(_metadata, 2, 26100, hostile_rank, NULL, 25));
+	EXPECT_EQ(2, rmawin_test_run_eps(_metadata, 2, hostile_rank, &other, 25));
 	unsetenv("RMAWIN_NO_RING");
 	rmawin_test_expect_no_leaks(_metadata);
 }
@@ -372,7 +379,7 @@ TEST(poller_sleeps_when_idle_and_wakes_on_demand)
 	pid_t pid = 0;
 	char st;
 
-	ASSERT_EQ(0, open_one(26200, RMAWIN_EP_NO_RING, &ep));
+	ASSERT_EQ(0, open_one(rmawin_test_ports(1), RMAWIN_EP_NO_RING, &ep));
 	ASSERT_EQ(0, rmawin_win_create(ep, mem, sizeof(mem), 8, 0, &win));
 	ASSERT_EQ(0, raw_ring_open(&r, rmawin_ep_fd(ep), 0, 1000));
 	ASSERT_EQ(1, pollers(&pid));
@@ -429,7 +436,7 @@ TEST(doorbell_submit_runs_entries_in_the_call)
 	char state;
 	unsigned long long ticks;
 
-	ASSERT_EQ(0, open_one(26600, RMAWIN_EP_NO_RING, &ep));
+	ASSERT_EQ(0, open_one(rmawin_test_ports(1), RMAWIN_EP_NO_RING, &ep));
 	ASSERT_EQ(0, rmawin_win_create(ep, mem, sizeof(mem), 8, 0, &win));
 	/* one submission entry, so two completions fill the completion ring */
 	ASSERT_EQ(0, raw_ring_open(&r, rmawin_ep_fd(ep), 1, 1000));
@@ -492,7 +499,7 @@ TEST(doorbell_submit_runs_entries_in_the_call)
 
 TEST(poller_gone_after_sigkill_of_owner)
 {
-	int pfd[2];
+	int pfd[2], port = rmawin_test_ports(1);
 	char c;
 	pid_t child;
 
@@ -502,7 +509,7 @@ TEST(poller_gone_after_sigkill_of_owner)
 	if (!child) {
 		struct rmawin_ep *ep;
 
-		if (open_one(26300, 0, &ep) || rmawin_ep_ring_active(ep) != 1)
+		if (open_one(port, 0, &ep) || rmawin_ep_ring_active(ep) != 1)
 			_exit(1);
 		if (write(pfd[1], "r", 1) != 1)
 			_exit(2);
@@ -537,7 +544,7 @@ TEST(fork_child_does_not_inherit_the_ring)
 	pid_t child;
 	int st;
 
-	ASSERT_EQ(0, open_one(26500, 0, &ep));
+	ASSERT_EQ(0, open_one(rmawin_test_ports(1), 0, &ep));
 	ASSERT_EQ(1, rmawin_ep_ring_active(ep));
 	ASSERT_EQ(1, dev_mappings());
 	child = fork();
@@ -576,7 +583,7 @@ TEST(poller_gone_after_rdma_link_del)
 			" && ip link set " TMP_NETDEV "p up && ip link set " TMP_NETDEV " up"
 			" && ip addr add " TMP_ADDR "/24 dev " TMP_NETDEV
 			" && rdma link add " TMP_IBDEV " type rxe netdev " TMP_NETDEV));
-	ret = rmawin_test_open_on(TMP_ADDR, TMP_IBDEV, 0, 1, 26400, 30000, &ep);
+	ret = rmawin_test_open_on(TMP_ADDR, TMP_IBDEV, 0, 1, rmawin_test_ports(1), 30000, &ep);
 	ASSERT_EQ(0, ret) TH_LOG("open on " TMP_IBDEV ": %s", rmawin_strerror(ret));
 	ASSERT_EQ(1, rmawin_ep_ring_active(ep));
 	ASSERT_EQ(0, rmawin_win_create(ep, &mem, 8, 8, 0, &win));

@@ -7,7 +7,8 @@
  * the RDMA device deleted under traffic.  Whatever happens, the others
  * fail cleanly, never hang, and every page, MR and queue pair is released.
  *
- * Ports: 30000-31999, a block of 10 per test.
+ * Every test runs on both of the library's paths: variants ring and
+ * no_ring of its fixture.
  */
 #include <grp.h>
 #include <stdint.h>
@@ -21,16 +22,7 @@
 #define KIB	1024UL
 #define MIB	(1024UL * 1024)
 
-/* This process's rank, for messages. */
-static int me = -1;
-
-/* Tests that need more than the harness's default 30 s. */
-FIXTURE(slow) {};
-FIXTURE_SETUP(slow) {}
-FIXTURE_TEARDOWN(slow) {}
-
-#define RANK_MSG(fmt, ...) \
-	fprintf(stderr, "#   rank %d: " fmt "\n", me, ##__VA_ARGS__)
+RMAWIN_TEST_PATHS(path);
 
 /* Byte i of pattern @seed: differs between seeds at almost every byte. */
 static inline unsigned char pat(unsigned int seed, size_t i)
@@ -139,10 +131,13 @@ static int fence_raw(int fd, __u32 win)
 /* ---- a pair: the test is rank 0, a child rank 1 --------------------------- */
 
 /*
- * The test process is rank 0 and issues the faulty operations itself;
- * rank 1 only exposes a window (PEER_LEN bytes of PEER_FILL, unit 1),
- * takes part in the fences, and hands a snapshot of its window after the
- * epoch to rank 0.
+ * The fixture pair: the test process is rank 0 and issues the faulty
+ * operations itself; rank 1 only exposes a window (PEER_LEN bytes of
+ * PEER_FILL, unit 1), takes part in the fences, and hands a snapshot of its
+ * window after the epoch to rank 0.  The setup opens the epoch (fence F1);
+ * the test closes it with pair_end_epoch() (F2, F3); the teardown frees
+ * the window, closes the endpoint, waits for rank 1 and checks that
+ * nothing leaked.
  */
 #define PEER_LEN	(2 * MIB)
 #define PEER_FILL	0x11
@@ -162,7 +157,6 @@ static int peer_rank(int rank, int n, void *arg)
 	struct rmawin_win *win;
 	struct rmawin_ep *ep;
 
-	me = rank;
 	if (!buf)
 		return 1;
 	memset(buf, PEER_FILL, PEER_LEN);
@@ -178,7 +172,7 @@ static int peer_rank(int rank, int n, void *arg)
 	return 0;
 }
 
-struct pair {
+FIXTURE(pair) {
 	struct rmawin_ep *ep;
 	int fd;
 	__u32 win;		/* rank 0's window: OWN_LEN bytes of OWN_FILL, unit 1 */
@@ -186,52 +180,76 @@ struct pair {
 	struct peer_shared *sh;
 	pid_t child;
 	int f2;			/* what rank 0's fence F2 returned */
+	unsigned char *buf;	/* the test's buffer (pair_buf()), or NULL */
+	size_t buf_len;		/* how much of it the teardown unmaps */
 };
+FIXTURE_VARIANT(pair) {
+	int no_ring;
+};
+RMAWIN_TEST_PATH_VARIANT(pair, ring, 0);
+RMAWIN_TEST_PATH_VARIANT(pair, no_ring, 1);
 
-static void pair_start(struct __test_metadata *_metadata, struct pair *p, int port)
+FIXTURE_SETUP(pair)
 {
 	struct rmawin_win_create c = { .size = sizeof(c), .length = OWN_LEN, .disp_unit = 1 };
 
-	p->sh = rmawin_test_shared(sizeof(*p->sh));
-	ASSERT_NE(NULL, p->sh);
-	p->sh->port = port;
-	p->sh->changed = -2;
-	p->child = rmawin_test_fork_rank(1, 2, peer_rank, p->sh);
-	ASSERT_LT(0, p->child);
-	me = 0;
-	ASSERT_EQ(0, rmawin_test_open(0, 2, port, &p->ep));
-	p->fd = rmawin_ep_fd(p->ep);
-	p->own = map_rw(OWN_LEN);
-	ASSERT_NE(NULL, p->own);
-	memset(p->own, OWN_FILL, OWN_LEN);
-	c.base = (uintptr_t)p->own;
-	ASSERT_EQ(0, ioctl(p->fd, RMAWIN_IOC_WIN_CREATE, &c));
-	p->win = c.win;
-	ASSERT_EQ(0, fence_raw(p->fd, p->win));	/* F1 */
+	rmawin_test_path(variant->no_ring);
+	self->sh = rmawin_test_shared(sizeof(*self->sh));
+	ASSERT_NE(NULL, self->sh);
+	self->sh->port = rmawin_test_ports(2);
+	self->sh->changed = -2;
+	self->child = rmawin_test_fork_rank(1, 2, peer_rank, self->sh);
+	ASSERT_LT(0, self->child);
+	rmawin_test_rank = 0;
+	ASSERT_EQ(0, rmawin_test_open(0, 2, self->sh->port, &self->ep));
+	self->fd = rmawin_ep_fd(self->ep);
+	self->own = map_rw(OWN_LEN);
+	ASSERT_NE(NULL, self->own);
+	memset(self->own, OWN_FILL, OWN_LEN);
+	c.base = (uintptr_t)self->own;
+	ASSERT_EQ(0, ioctl(self->fd, RMAWIN_IOC_WIN_CREATE, &c));
+	self->win = c.win;
+	ASSERT_EQ(0, fence_raw(self->fd, self->win));	/* F1 */
+}
+
+FIXTURE_TEARDOWN(pair)
+{
+	struct rmawin_win_free f = { .size = sizeof(f), .win = self->win };
+
+	if (_metadata->aborted)	/* in the epoch: rank 1 goes when this process does */
+		return;
+	EXPECT_EQ(0, ioctl(self->fd, RMAWIN_IOC_WIN_FREE, &f)) TH_LOG("WIN_FREE: %s",
+								     strerror(errno));
+	EXPECT_EQ(0, rmawin_ep_close(self->ep));
+	rmawin_test_wait_rank(_metadata, self->child, 1);
+	munmap(self->own, OWN_LEN);
+	munmap(self->sh, sizeof(*self->sh));
+	rmawin_test_expect_no_leaks(_metadata);
+	if (self->buf)
+		munmap(self->buf, self->buf_len);
+}
+
+/*
+ * A buffer of @len bytes for the test's operations, left mapped until the
+ * teardown has closed the endpoint and checked that nothing leaked.
+ */
+static unsigned char *pair_buf(FIXTURE_DATA(pair) *p, size_t len)
+{
+	p->buf = map_rw(len);
+	p->buf_len = len;
+	return p->buf;
 }
 
 /* Close the epoch (F2, whose result is kept) and fetch rank 1's snapshot (F3). */
-static void pair_end_epoch(struct __test_metadata *_metadata, struct pair *p)
+static void pair_end_epoch(struct __test_metadata *_metadata, FIXTURE_DATA(pair) *p)
 {
 	p->f2 = fence_raw(p->fd, p->win);
 	EXPECT_EQ(0, fence_raw(p->fd, p->win)) TH_LOG("fence F3 failed");
 }
 
-static void pair_finish(struct __test_metadata *_metadata, struct pair *p)
-{
-	struct rmawin_win_free f = { .size = sizeof(f), .win = p->win };
-
-	EXPECT_EQ(0, ioctl(p->fd, RMAWIN_IOC_WIN_FREE, &f)) TH_LOG("WIN_FREE: %s",
-								  strerror(errno));
-	EXPECT_EQ(0, rmawin_ep_close(p->ep));
-	rmawin_test_wait_rank(_metadata, p->child, 1);
-	munmap(p->own, OWN_LEN);
-	munmap(p->sh, sizeof(*p->sh));
-	rmawin_test_expect_no_leaks(_metadata);
-}
-
 /* Nothing reached rank 1's window, nor rank 0's own. */
-static void expect_untouched(struct __test_metadata *_metadata, struct pair *p, const char *what)
+static void expect_untouched(struct __test_metadata *_metadata, FIXTURE_DATA(pair) *p,
+			     const char *what)
 {
 	long own = check_fill(p->own, OWN_LEN, OWN_FILL);
 
@@ -256,157 +274,141 @@ static void expect_untouched(struct __test_metadata *_metadata, struct pair *p, 
 
 /*
  * Holes are made right before use: a range unmapped earlier is where the
- * next mmap() (of the pair's own setup, say) likely lands.
+ * next mmap() likely lands.
  */
 
 /* A put from memory that is not mapped fails at the call, and sends nothing. */
-TEST(put_from_unmapped_origin_efault)
+TEST_F(pair, put_from_unmapped_origin_efault)
 {
 	unsigned char *hole;
-	struct pair p;
 
-	pair_start(_metadata, &p, 30000);
 	hole = map_hole(4 * MIB);
 	ASSERT_NE(NULL, hole);
-	EXPECT_RET(-EFAULT, put_raw(p.fd, p.win, 1, hole, 100, 0), "100-byte put (bounced)");
-	EXPECT_RET(-EFAULT, put_raw(p.fd, p.win, 1, hole + 8192, 65536, 4096),
+	EXPECT_RET(-EFAULT, put_raw(self->fd, self->win, 1, hole, 100, 0),
+		   "100-byte put (bounced)");
+	EXPECT_RET(-EFAULT, put_raw(self->fd, self->win, 1, hole + 8192, 65536, 4096),
 		   "64 KiB put (pinned)");
-	EXPECT_RET(-EFAULT, put_raw(p.fd, p.win, 0, hole, 100, 0), "100-byte put to itself");
-	pair_end_epoch(_metadata, &p);
-	TH_LOG("(the fence after the refused puts returned %d)", p.f2);
-	expect_untouched(_metadata, &p, "refused puts");
-	pair_finish(_metadata, &p);
+	EXPECT_RET(-EFAULT, put_raw(self->fd, self->win, 0, hole, 100, 0),
+		   "100-byte put to itself");
+	pair_end_epoch(_metadata, self);
+	TH_LOG("(the fence after the refused puts returned %d)", self->f2);
+	expect_untouched(_metadata, self, "refused puts");
 }
 
 /*
  * A large put from unmapped memory into its own window (a local copy):
  * refused, and the window keeps what it had.
  */
-TEST(put_to_self_from_unmapped_large_origin_efault)
+TEST_F(pair, put_to_self_from_unmapped_large_origin_efault)
 {
 	unsigned char *hole;
 	long bad;
-	struct pair p;
 
-	pair_start(_metadata, &p, 30090);
 	hole = map_hole(4 * MIB);
 	ASSERT_NE(NULL, hole);
-	EXPECT_RET(-EFAULT, put_raw(p.fd, p.win, 0, hole, 20000, 100),
+	EXPECT_RET(-EFAULT, put_raw(self->fd, self->win, 0, hole, 20000, 100),
 		   "20000-byte put to itself");
-	bad = check_fill(p.own, OWN_LEN, OWN_FILL);
+	bad = check_fill(self->own, OWN_LEN, OWN_FILL);
 	EXPECT_EQ(-1, bad) {
 		TH_LOG("the refused put changed its own window: byte %ld is 0x%02x, was 0x%02x "
-		       "(bytes 100..%d are the target range)", bad, p.own[bad], OWN_FILL,
+		       "(bytes 100..%d are the target range)", bad, self->own[bad], OWN_FILL,
 		       100 + 20000);
 	}
-	pair_end_epoch(_metadata, &p);
-	pair_finish(_metadata, &p);
+	pair_end_epoch(_metadata, self);
 }
 
 /* A get into memory that is not mapped fails at the call. */
-TEST(get_into_unmapped_origin_efault)
+TEST_F(pair, get_into_unmapped_origin_efault)
 {
 	unsigned char *hole;
-	struct pair p;
 
-	pair_start(_metadata, &p, 30010);
 	hole = map_hole(4 * MIB);
 	ASSERT_NE(NULL, hole);
-	EXPECT_RET(-EFAULT, get_raw(p.fd, p.win, 1, hole, 100, 0), "100-byte get (bounced)");
-	EXPECT_RET(-EFAULT, get_raw(p.fd, p.win, 1, hole + 8192, 65536, 4096),
+	EXPECT_RET(-EFAULT, get_raw(self->fd, self->win, 1, hole, 100, 0),
+		   "100-byte get (bounced)");
+	EXPECT_RET(-EFAULT, get_raw(self->fd, self->win, 1, hole + 8192, 65536, 4096),
 		   "64 KiB get (pinned)");
-	EXPECT_RET(-EFAULT, get_raw(p.fd, p.win, 0, hole, 100, 0), "100-byte get from itself");
-	EXPECT_RET(-EFAULT, get_raw(p.fd, p.win, 0, hole, 20000, 0), "20000-byte get from itself");
-	pair_end_epoch(_metadata, &p);
-	TH_LOG("(the fence after the refused gets returned %d)", p.f2);
-	expect_untouched(_metadata, &p, "refused gets");
-	pair_finish(_metadata, &p);
+	EXPECT_RET(-EFAULT, get_raw(self->fd, self->win, 0, hole, 100, 0),
+		   "100-byte get from itself");
+	EXPECT_RET(-EFAULT, get_raw(self->fd, self->win, 0, hole, 20000, 0),
+		   "20000-byte get from itself");
+	pair_end_epoch(_metadata, self);
+	TH_LOG("(the fence after the refused gets returned %d)", self->f2);
+	expect_untouched(_metadata, self, "refused gets");
 }
 
 /* A get into read-only memory fails at the call; the memory stays as it was. */
-TEST(get_into_readonly_origin_efault)
+TEST_F(pair, get_into_readonly_origin_efault)
 {
-	unsigned char *ro = map_rw(MIB);
-	struct pair p;
+	unsigned char *ro = pair_buf(self, MIB);
 
 	ASSERT_NE(NULL, ro);
 	memset(ro, 0x5c, MIB);
 	ASSERT_EQ(0, mprotect(ro, MIB, PROT_READ));
-	pair_start(_metadata, &p, 30020);
-	EXPECT_RET(-EFAULT, get_raw(p.fd, p.win, 1, ro, 100, 0), "100-byte get (bounced)");
-	EXPECT_RET(-EFAULT, get_raw(p.fd, p.win, 1, ro + 8192, 65536, 4096),
+	EXPECT_RET(-EFAULT, get_raw(self->fd, self->win, 1, ro, 100, 0), "100-byte get (bounced)");
+	EXPECT_RET(-EFAULT, get_raw(self->fd, self->win, 1, ro + 8192, 65536, 4096),
 		   "64 KiB get (pinned)");
-	EXPECT_RET(-EFAULT, get_raw(p.fd, p.win, 0, ro, 100, 0), "100-byte get from itself");
-	EXPECT_RET(-EFAULT, get_raw(p.fd, p.win, 0, ro, 20000, 0), "20000-byte get from itself");
-	pair_end_epoch(_metadata, &p);
-	TH_LOG("(the fence after the refused gets returned %d)", p.f2);
+	EXPECT_RET(-EFAULT, get_raw(self->fd, self->win, 0, ro, 100, 0),
+		   "100-byte get from itself");
+	EXPECT_RET(-EFAULT, get_raw(self->fd, self->win, 0, ro, 20000, 0),
+		   "20000-byte get from itself");
+	pair_end_epoch(_metadata, self);
+	TH_LOG("(the fence after the refused gets returned %d)", self->f2);
 	EXPECT_EQ(-1, check_fill(ro, MIB, 0x5c)) TH_LOG("read-only memory was written");
-	pair_finish(_metadata, &p);
-	munmap(ro, MIB);
 }
 
 /* A put only reads its origin: read-only memory is fine, small or large. */
-TEST(put_from_readonly_origin_works)
+TEST_F(pair, put_from_readonly_origin_works)
 {
-	unsigned char *ro = map_rw(MIB);
-	struct pair p;
+	unsigned char *ro = pair_buf(self, MIB);
 
 	ASSERT_NE(NULL, ro);
 	fill(ro, MIB, 7);
 	ASSERT_EQ(0, mprotect(ro, MIB, PROT_READ));
-	pair_start(_metadata, &p, 30030);
-	EXPECT_RET(0, put_raw(p.fd, p.win, 1, ro, 100, 0), "100-byte put (bounced)");
-	EXPECT_RET(0, put_raw(p.fd, p.win, 1, ro, 300 * KIB, 4096), "300 KiB put (pinned)");
-	EXPECT_RET(0, put_raw(p.fd, p.win, 0, ro, 20000, 0), "20000-byte put to itself");
-	pair_end_epoch(_metadata, &p);
-	EXPECT_EQ(0, p.f2);
-	EXPECT_EQ(-1, check(p.sh->snap, 100, 7)) TH_LOG("the 100-byte put did not land");
-	EXPECT_EQ(-1, check(p.sh->snap + 4096, 300 * KIB, 7))
+	EXPECT_RET(0, put_raw(self->fd, self->win, 1, ro, 100, 0), "100-byte put (bounced)");
+	EXPECT_RET(0, put_raw(self->fd, self->win, 1, ro, 300 * KIB, 4096), "300 KiB put (pinned)");
+	EXPECT_RET(0, put_raw(self->fd, self->win, 0, ro, 20000, 0), "20000-byte put to itself");
+	pair_end_epoch(_metadata, self);
+	EXPECT_EQ(0, self->f2);
+	EXPECT_EQ(-1, check(self->sh->snap, 100, 7)) TH_LOG("the 100-byte put did not land");
+	EXPECT_EQ(-1, check(self->sh->snap + 4096, 300 * KIB, 7))
 		TH_LOG("the 300 KiB put did not land");
-	EXPECT_EQ(-1, check(p.own, 20000, 7)) TH_LOG("the put to itself did not land");
-	pair_finish(_metadata, &p);
-	munmap(ro, MIB);
+	EXPECT_EQ(-1, check(self->own, 20000, 7)) TH_LOG("the put to itself did not land");
 }
 
 /*
  * A large origin whose first MiB is mapped and whose rest is not: the put
  * fails, and, as every refused operation, sends nothing.
  */
-TEST(put_partially_unmapped_large_origin_sends_nothing)
+TEST_F(pair, put_partially_unmapped_large_origin_sends_nothing)
 {
-	unsigned char *buf = map_rw(2 * MIB);
-	struct pair p;
+	unsigned char *buf = pair_buf(self, 2 * MIB);
 
 	ASSERT_NE(NULL, buf);
 	fill(buf, MIB, 9);
-	pair_start(_metadata, &p, 30040);
 	ASSERT_EQ(0, munmap(buf + MIB, MIB));
-	EXPECT_RET(-EFAULT, put_raw(p.fd, p.win, 1, buf, MIB + MIB / 2, 0),
+	self->buf_len = MIB;
+	EXPECT_RET(-EFAULT, put_raw(self->fd, self->win, 1, buf, MIB + MIB / 2, 0),
 		   "1.5 MiB put, the last 0.5 MiB unmapped");
-	pair_end_epoch(_metadata, &p);
-	TH_LOG("(the fence after the refused put returned %d)", p.f2);
-	expect_untouched(_metadata, &p, "1.5 MiB put whose last 0.5 MiB is unmapped");
-	pair_finish(_metadata, &p);
-	munmap(buf, MIB);
+	pair_end_epoch(_metadata, self);
+	TH_LOG("(the fence after the refused put returned %d)", self->f2);
+	expect_untouched(_metadata, self, "1.5 MiB put whose last 0.5 MiB is unmapped");
 }
 
 /* The same into its own window: a local copy that fails half way must not be half done. */
-TEST(put_to_self_partially_unmapped_origin_copies_nothing)
+TEST_F(pair, put_to_self_partially_unmapped_origin_copies_nothing)
 {
-	unsigned char *buf = map_rw(3 * 4096);
-	struct pair p;
+	unsigned char *buf = pair_buf(self, 3 * 4096);
 
 	ASSERT_NE(NULL, buf);
 	fill(buf, 2 * 4096, 9);
-	pair_start(_metadata, &p, 30050);
 	ASSERT_EQ(0, munmap(buf + 2 * 4096, 4096));
-	EXPECT_RET(-EFAULT, put_raw(p.fd, p.win, 0, buf, 3 * 4096, 0),
+	self->buf_len = 2 * 4096;
+	EXPECT_RET(-EFAULT, put_raw(self->fd, self->win, 0, buf, 3 * 4096, 0),
 		   "12 KiB put to itself, the last page unmapped");
-	pair_end_epoch(_metadata, &p);
-	TH_LOG("(the fence after the refused put returned %d)", p.f2);
-	expect_untouched(_metadata, &p, "12 KiB put to itself whose last page is unmapped");
-	pair_finish(_metadata, &p);
-	munmap(buf, 2 * 4096);
+	pair_end_epoch(_metadata, self);
+	TH_LOG("(the fence after the refused put returned %d)", self->f2);
+	expect_untouched(_metadata, self, "12 KiB put to itself whose last page is unmapped");
 }
 
 /*
@@ -414,44 +416,38 @@ TEST(put_to_self_partially_unmapped_origin_copies_nothing)
  * operation is checked before any is issued, so the good ones before it
  * (to the peer and to itself) must not land either.
  */
-TEST(batch_with_unmapped_large_origin_issues_none)
+TEST_F(pair, batch_with_unmapped_large_origin_issues_none)
 {
 	unsigned char *hole, good[100];
 	struct rmawin_op_desc ops[3];
-	struct pair p;
 
 	memset(good, 0x77, sizeof(good));
-	pair_start(_metadata, &p, 30060);
 	hole = map_hole(MIB);
 	ASSERT_NE(NULL, hole);
-	ops[0] = op_desc(RMAWIN_OP_PUT, p.win, 1, good, sizeof(good), 0);
-	ops[1] = op_desc(RMAWIN_OP_PUT, p.win, 0, good, sizeof(good), 0);
-	ops[2] = op_desc(RMAWIN_OP_PUT, p.win, 1, hole, 65536, 8192);
-	EXPECT_RET(-EFAULT, rma_raw(p.fd, ops, 3), "batch ending with a 64 KiB unmapped put");
-	pair_end_epoch(_metadata, &p);
-	expect_untouched(_metadata, &p, "batch ending with a 64 KiB put from unmapped memory");
-	pair_finish(_metadata, &p);
+	ops[0] = op_desc(RMAWIN_OP_PUT, self->win, 1, good, sizeof(good), 0);
+	ops[1] = op_desc(RMAWIN_OP_PUT, self->win, 0, good, sizeof(good), 0);
+	ops[2] = op_desc(RMAWIN_OP_PUT, self->win, 1, hole, 65536, 8192);
+	EXPECT_RET(-EFAULT, rma_raw(self->fd, ops, 3), "batch ending with a 64 KiB unmapped put");
+	pair_end_epoch(_metadata, self);
+	expect_untouched(_metadata, self, "batch ending with a 64 KiB put from unmapped memory");
 }
 
 /*
  * An operation refused at the call was never issued: the error is the
  * call's, and the fence that closes the epoch has nothing to report.
  */
-TEST(refused_large_put_does_not_fail_the_fence)
+TEST_F(pair, refused_large_put_does_not_fail_the_fence)
 {
 	unsigned char *hole;
-	struct pair p;
 
-	pair_start(_metadata, &p, 30070);
 	hole = map_hole(MIB);
 	ASSERT_NE(NULL, hole);
-	EXPECT_RET(-EFAULT, put_raw(p.fd, p.win, 1, hole, 65536, 0), "64 KiB unmapped put");
-	pair_end_epoch(_metadata, &p);
-	EXPECT_EQ(0, p.f2) {
-		TH_LOG("the fence reported the refused put's error again: %d (%s)", p.f2,
-		       strerror(-p.f2));
+	EXPECT_RET(-EFAULT, put_raw(self->fd, self->win, 1, hole, 65536, 0), "64 KiB unmapped put");
+	pair_end_epoch(_metadata, self);
+	EXPECT_EQ(0, self->f2) {
+		TH_LOG("the fence reported the refused put's error again: %d (%s)", self->f2,
+		       strerror(-self->f2));
 	}
-	pair_finish(_metadata, &p);
 }
 
 /*
@@ -459,26 +455,24 @@ TEST(refused_large_put_does_not_fail_the_fence)
  * forbids): a large put's pinned pages, a small get's bounce copy.  The
  * fence may report -EFAULT, but nothing may crash, hang or leak.
  */
-TEST(origin_unmapped_before_fence_no_leak)
+TEST_F(pair, origin_unmapped_before_fence_no_leak)
 {
 	unsigned char *a = map_rw(MIB), *b = map_rw(4096), *c = map_rw(MIB);
-	struct pair p;
 
 	ASSERT_NE(NULL, a);
 	ASSERT_NE(NULL, b);
 	ASSERT_NE(NULL, c);
 	fill(a, MIB, 3);
-	pair_start(_metadata, &p, 30080);
-	EXPECT_RET(0, put_raw(p.fd, p.win, 1, a, MIB, 0), "1 MiB put");
-	EXPECT_RET(0, get_raw(p.fd, p.win, 1, b, 100, 0), "100-byte get");
-	EXPECT_RET(0, get_raw(p.fd, p.win, 1, c, MIB, MIB), "1 MiB get");
+	EXPECT_RET(0, put_raw(self->fd, self->win, 1, a, MIB, 0), "1 MiB put");
+	EXPECT_RET(0, get_raw(self->fd, self->win, 1, b, 100, 0), "100-byte get");
+	EXPECT_RET(0, get_raw(self->fd, self->win, 1, c, MIB, MIB), "1 MiB get");
 	ASSERT_EQ(0, munmap(a, MIB));
 	ASSERT_EQ(0, munmap(b, 4096));
 	ASSERT_EQ(0, munmap(c, MIB));
-	pair_end_epoch(_metadata, &p);
-	EXPECT_TRUE(p.f2 == 0 || p.f2 == -EFAULT) TH_LOG("fence: %d (%s)", p.f2, strerror(-p.f2));
-	TH_LOG("(the fence after unmapping the origins returned %d)", p.f2);
-	pair_finish(_metadata, &p);
+	pair_end_epoch(_metadata, self);
+	EXPECT_TRUE(self->f2 == 0 || self->f2 == -EFAULT) TH_LOG("fence: %d (%s)", self->f2,
+								  strerror(-self->f2));
+	TH_LOG("(the fence after unmapping the origins returned %d)", self->f2);
 }
 
 /* ---- window memory ------------------------------------------------------- */
@@ -493,7 +487,7 @@ static int win_create_raw(int fd, void *base, size_t len)
 }
 
 /* Windows over memory that is not mapped writable: -EFAULT, nothing left pinned. */
-TEST(win_create_bad_memory_efault)
+TEST_F(path, win_create_bad_memory_efault)
 {
 	unsigned char *hole, *ro = map_rw(MIB), *none = map_rw(MIB);
 	unsigned char *half = map_rw(2 * MIB);
@@ -509,7 +503,7 @@ TEST(win_create_bad_memory_efault)
 	ASSERT_EQ(0, mprotect(none, MIB, PROT_NONE));
 	memset(half, 1, MIB);
 	ASSERT_EQ(0, munmap(half + MIB, MIB));
-	ASSERT_EQ(0, rmawin_test_open(0, 1, 30100, &ep));
+	ASSERT_EQ(0, rmawin_test_open(0, 1, rmawin_test_ports(1), &ep));
 	fd = rmawin_ep_fd(ep);
 	hole = map_hole(MIB);
 	ASSERT_NE(NULL, hole);
@@ -545,7 +539,6 @@ static int one_fails_rank(int rank, int n, void *arg)
 	struct rmawin_win *win;
 	struct rmawin_ep *ep;
 
-	me = rank;
 	if (!mem || !src)
 		return 1;
 	memset(mem, 0, MIB);
@@ -563,7 +556,7 @@ static int one_fails_rank(int rank, int n, void *arg)
 	RMAWIN_TEST_TRY(6, rmawin_put(win, src, 65536, 1 - rank, 1000));
 	RMAWIN_TEST_TRY(7, rmawin_fence(win, 0));
 	if (check(mem + 1000, 65536, 1 - rank + 20) >= 0) {
-		RANK_MSG("the window after the failed one does not work");
+		RMAWIN_TEST_MSG("the window after the failed one does not work");
 		return 8;
 	}
 	RMAWIN_TEST_TRY(9, rmawin_win_free(win));
@@ -571,12 +564,12 @@ static int one_fails_rank(int rank, int n, void *arg)
 	return 0;
 }
 
-TEST(win_create_fails_on_one_rank)
+TEST_F(path, win_create_fails_on_one_rank)
 {
 	struct one_fails *of = rmawin_test_shared(sizeof(*of));
 
 	ASSERT_NE(NULL, of);
-	of->port = 30110;
+	of->port = rmawin_test_ports(2);
 	EXPECT_EQ(2, rmawin_test_run_ranks_for(_metadata, 2, one_fails_rank, of, 25));
 	EXPECT_EQ(-EFAULT, of->ret[0]) TH_LOG("rank 0 (unmapped memory): %d", of->ret[0]);
 	EXPECT_NE(0, of->ret[1]) TH_LOG("rank 1 created a window rank 0 could not");
@@ -592,6 +585,7 @@ TEST(win_create_fails_on_one_rank)
  * 16 KiB one fits.
  */
 struct memlock {
+	int port;
 	int stage, go;
 	int create_ret, alloc_ret, small_ret, uid;
 };
@@ -605,13 +599,13 @@ static int memlock_child(struct memlock *m)
 	void *base;
 	int ret;
 
-	me = 0;
+	rmawin_test_rank = 0;
 	if (!mem || setrlimit(RLIMIT_MEMLOCK, &rl) || setgroups(0, NULL) || setgid(65534) ||
 	    setuid(65534))
 		return 1;
 	m->uid = geteuid();
 	memset(mem, 1, MIB);
-	RMAWIN_TEST_TRY(2, rmawin_test_open(0, 1, 30120, &ep));
+	RMAWIN_TEST_TRY(2, rmawin_test_open(0, 1, m->port, &ep));
 	m->create_ret = rmawin_win_create(ep, mem, MIB, 1, 0, &win);
 	m->alloc_ret = rmawin_win_allocate(ep, MIB, 1, 0, &base, &win);
 	__atomic_store_n(&m->stage, 1, __ATOMIC_SEQ_CST);
@@ -624,7 +618,7 @@ static int memlock_child(struct memlock *m)
 	return 0;
 }
 
-TEST(win_over_memlock_limit_enomem)
+TEST_F(path, win_over_memlock_limit_enomem)
 {
 	struct memlock *m = rmawin_test_shared(sizeof(*m));
 	double end = rmawin_test_now() + 20;
@@ -632,6 +626,7 @@ TEST(win_over_memlock_limit_enomem)
 	int st;
 
 	ASSERT_NE(NULL, m);
+	m->port = rmawin_test_ports(1);
 	if (geteuid())
 		SKIP(return, "dropping privileges needs root");
 	fflush(stderr);
@@ -686,7 +681,6 @@ static int killed_rank(int rank, int n, void *arg)
 	double t0;
 	int t, i;
 
-	me = rank;
 	if (!mem || !src)
 		return 1;
 	fill(src, 2 * MIB, rank);
@@ -698,7 +692,7 @@ static int killed_rank(int rank, int n, void *arg)
 		while (!(__atomic_load_n(&k->issued[0], __ATOMIC_SEQ_CST) &&
 			 __atomic_load_n(&k->issued[2], __ATOMIC_SEQ_CST))) {
 			if (rmawin_test_now() - t0 > 20) {
-				RANK_MSG("the others never issued their puts");
+				RMAWIN_TEST_MSG("the others never issued their puts");
 				return 5;
 			}
 			usleep(1000);
@@ -729,14 +723,14 @@ static int killed_rank(int rank, int n, void *arg)
 	return 0;
 }
 
-TEST_F_TIMEOUT(slow, peer_killed_during_epoch, 150)
+TEST_F_TIMEOUT(path, peer_killed_during_epoch, 150)
 {
 	struct killed *k = rmawin_test_shared(sizeof(*k));
 	pid_t pids[3];
 	int r, st;
 
 	ASSERT_NE(NULL, k);
-	k->port = 30200;
+	k->port = rmawin_test_ports(3);
 	for (r = 0; r < 3; r++)
 		pids[r] = rmawin_test_fork_rank(r, 3, killed_rank, k);
 	/* the victim first: it must die of SIGKILL, not of anything else */
@@ -797,7 +791,6 @@ static int remap_rank(int rank, int n, void *arg)
 	long bad;
 	pid_t pid;
 
-	me = rank;
 	RMAWIN_TEST_TRY(1, rmawin_test_open(rank, n, rm->port, &ep));
 	if (rank == 0) {
 		win_mem = map_rw(rm->len);
@@ -861,18 +854,19 @@ static int remap_rank(int rank, int n, void *arg)
 		RMAWIN_TEST_TRY(13, rmawin_fence(win, 0));
 		bad = rank == 0 && !get ? check(win_mem, rm->len, i) : -1;
 		if (bad >= 0) {
-			RANK_MSG("round %d: byte %ld of the target is 0x%02x, want 0x%02x%s", i, bad,
-				 win_mem[bad], pat(i, bad),
-				 i && check(win_mem, rm->len, i - 1) < 0 ?
-				 ": the whole target holds the previous round's (stale) buffer" : "");
+			RMAWIN_TEST_MSG("round %d: byte %ld of the target is 0x%02x, want 0x%02x%s",
+					i, bad, win_mem[bad], pat(i, bad),
+					i && check(win_mem, rm->len, i - 1) < 0 ?
+					": the whole target holds the previous round's (stale) buffer" :
+					"");
 			return 14;
 		}
 		bad = rank == 1 && get ? check(buf, rm->len, 100 + i) : -1;
 		if (bad >= 0) {
-			RANK_MSG("round %d: byte %ld got is 0x%02x, want 0x%02x%s", i, bad, buf[bad],
-				 pat(100 + i, bad), check_fill(buf, rm->len, 0) < 0 ?
-				 ": nothing arrived in the new buffer (written to the old pages?)" :
-				 "");
+			RMAWIN_TEST_MSG("round %d: byte %ld got is 0x%02x, want 0x%02x%s", i, bad,
+					buf[bad], pat(100 + i, bad), check_fill(buf, rm->len, 0) < 0 ?
+					": nothing arrived in the new buffer (written to the old pages?)" :
+					"");
 			return 15;
 		}
 	}
@@ -881,13 +875,12 @@ static int remap_rank(int rank, int n, void *arg)
 	return 0;
 }
 
-static void remap_case(struct __test_metadata *_metadata, int port, enum remap_mode mode,
-		       size_t len)
+static void remap_case(struct __test_metadata *_metadata, enum remap_mode mode, size_t len)
 {
 	struct remap *rm = rmawin_test_shared(sizeof(*rm));
 
 	ASSERT_NE(NULL, rm);
-	rm->port = port;
+	rm->port = rmawin_test_ports(2);
 	rm->mode = mode;
 	rm->len = len;
 	rm->rounds = 6;
@@ -899,29 +892,29 @@ static void remap_case(struct __test_metadata *_metadata, int port, enum remap_m
 	munmap(rm, sizeof(*rm));
 }
 
-TEST_F_TIMEOUT(slow, munmap_mmap_fixed_between_puts, 60)
+TEST_F_TIMEOUT(path, munmap_mmap_fixed_between_puts, 60)
 {
-	remap_case(_metadata, 30300, REMAP_FIXED, MIB + MIB / 2 + 123);
+	remap_case(_metadata, REMAP_FIXED, MIB + MIB / 2 + 123);
 }
 
-TEST_F_TIMEOUT(slow, munmap_mmap_anywhere_between_puts, 60)
+TEST_F_TIMEOUT(path, munmap_mmap_anywhere_between_puts, 60)
 {
-	remap_case(_metadata, 30310, REMAP_ANYWHERE, 256 * KIB + 123);
+	remap_case(_metadata, REMAP_ANYWHERE, 256 * KIB + 123);
 }
 
-TEST_F_TIMEOUT(slow, madv_dontneed_between_puts, 60)
+TEST_F_TIMEOUT(path, madv_dontneed_between_puts, 60)
 {
-	remap_case(_metadata, 30320, REMAP_DONTNEED, 256 * KIB + 123);
+	remap_case(_metadata, REMAP_DONTNEED, 256 * KIB + 123);
 }
 
-TEST_F_TIMEOUT(slow, fork_between_puts, 60)
+TEST_F_TIMEOUT(path, fork_between_puts, 60)
 {
-	remap_case(_metadata, 30330, REMAP_FORK, 256 * KIB + 123);
+	remap_case(_metadata, REMAP_FORK, 256 * KIB + 123);
 }
 
-TEST_F_TIMEOUT(slow, munmap_mmap_fixed_between_gets, 60)
+TEST_F_TIMEOUT(path, munmap_mmap_fixed_between_gets, 60)
 {
-	remap_case(_metadata, 30340, REMAP_GET_FIXED, 256 * KIB + 123);
+	remap_case(_metadata, REMAP_GET_FIXED, 256 * KIB + 123);
 }
 
 /* ---- the RDMA device deleted under traffic ------------------------------- */
@@ -938,11 +931,17 @@ static int sh(const char *cmd)
 }
 
 FIXTURE(linkdev) {};
+FIXTURE_VARIANT(linkdev) {
+	int no_ring;
+};
+RMAWIN_TEST_PATH_VARIANT(linkdev, ring, 0);
+RMAWIN_TEST_PATH_VARIANT(linkdev, no_ring, 1);
 
 FIXTURE_SETUP(linkdev)
 {
 	int i;
 
+	rmawin_test_path(variant->no_ring);
 	if (geteuid())
 		SKIP(return, "creating an rxe device needs root");
 	if (sh("command -v rdma >/dev/null && command -v ip >/dev/null"))
@@ -985,7 +984,6 @@ static int traffic_rank(int rank, int n, void *arg)
 	const char *call = NULL;
 	int ret = 0, i;
 
-	me = rank;
 	if (!mem || !src)
 		return 1;
 	fill(src, 64 * KIB, rank);
@@ -1025,7 +1023,6 @@ static int after_rank(int rank, int n, void *arg)
 	struct rmawin_win *win;
 	struct rmawin_ep *ep;
 
-	me = rank;
 	memset(mem, 0, sizeof(mem));
 	fill(src, sizeof(src), rank + 50);
 	RMAWIN_TEST_TRY(1, rmawin_test_open(rank, n, *(int *)arg, &ep));
@@ -1034,7 +1031,7 @@ static int after_rank(int rank, int n, void *arg)
 	RMAWIN_TEST_TRY(4, rmawin_put(win, src, sizeof(src), 1 - rank, 0));
 	RMAWIN_TEST_TRY(5, rmawin_fence(win, 0));
 	if (check(mem, sizeof(mem), 1 - rank + 50) >= 0) {
-		RANK_MSG("put on rxe0 after the other device went away did not land");
+		RMAWIN_TEST_MSG("put on rxe0 after the other device went away did not land");
 		return 6;
 	}
 	RMAWIN_TEST_TRY(7, rmawin_win_free(win));
@@ -1081,10 +1078,10 @@ TEST_F_TIMEOUT(linkdev, rdma_link_del_under_traffic, 150)
 	pid_t pids[2];
 	long v;
 	FILE *f;
-	int r, port = 30410;
+	int r, port = rmawin_test_ports(2);
 
 	ASSERT_NE(NULL, tr);
-	tr->port = 30400;
+	tr->port = rmawin_test_ports(2);
 	for (r = 0; r < 2; r++)
 		pids[r] = rmawin_test_fork_rank(r, 2, traffic_rank, tr);
 	/* both ranks in full swing */

@@ -11,7 +11,9 @@
  * Then the rules of RMAWIN_IOC_RMA, FENCE and WIN_CREATE with their exact
  * errnos, including "a batch with one bad operation issues none".
  *
- * Ports: 28000-29999, a block of 10 per test.
+ * Every test that opens endpoints through the library runs on both of its
+ * paths: variants ring and no_ring (NAME_ring and NAME_no_ring where the
+ * fixture has variants of its own).
  */
 #include <stdint.h>
 #include <arpa/inet.h>
@@ -26,8 +28,7 @@
 #define GFILL	0x5a		/* untouched bytes of get buffers */
 #define MIB	(1024UL * 1024)
 
-/* This process's rank, for messages. */
-static int me = -1;
+RMAWIN_TEST_PATHS(path);
 
 /* ---- patterns ---------------------------------------------------------- */
 
@@ -102,9 +103,6 @@ static long check_fill(const unsigned char *p, size_t len, unsigned char v)
 	return -1;
 }
 
-#define RANK_MSG(fmt, ...) \
-	fprintf(stderr, "#   rank %d: " fmt "\n", me, ##__VA_ARGS__)
-
 /* ---- window memory ----------------------------------------------------- */
 
 enum mem_kind { MEM_MALLOC, MEM_MMAP, MEM_MMAP_SHARED, MEM_STACK, MEM_ALLOCATE };
@@ -155,7 +153,7 @@ static const struct {
 #define STACK_ARENA	(2 * (STACK_MAX_SIZE + 3 * GUARD + 64) + 64)
 
 struct a2a {
-	int port;
+	int port;		/* of rank 0; rank r's is port + r */
 	enum mem_kind kind;
 	const size_t *sizes;
 	int nsizes;
@@ -181,6 +179,7 @@ static size_t region_of(int o, size_t slot, unsigned int unit, size_t tskew)
 struct a2a_ctx {
 	const struct a2a *c;
 	int n;
+	int me;			/* this rank */
 	unsigned int unit;
 	int oi;			/* index in offsets[] */
 	unsigned char *win;	/* window base */
@@ -212,24 +211,24 @@ static void a2a_check_window(struct a2a_ctx *x, size_t size, size_t slot)
 		bad = check_fill(x->win + pos, r - pos, WFILL);
 		if (bad >= 0) {
 			if (x->fails++ < 8) {
-				a2a_where(x, size, "put", o < x->n ? o : x->n - 1, me, where,
+				a2a_where(x, size, "put", o < x->n ? o : x->n - 1, x->me, where,
 					  sizeof(where));
-				RANK_MSG("window byte %zu (outside every target range, before "
-					 "rank %d's) is 0x%02x, want untouched 0x%02x; %s",
-					 pos + bad, o, x->win[pos + bad], WFILL, where);
+				RMAWIN_TEST_MSG("window byte %zu (outside every target range, before "
+						"rank %d's) is 0x%02x, want untouched 0x%02x; %s",
+						pos + bad, o, x->win[pos + bad], WFILL, where);
 			}
 			return;
 		}
 		if (o == x->n)
 			break;
-		bad = check_pat(x->win + r, size, seed_of(PUT_DATA, o, me, size, r, x->unit));
+		bad = check_pat(x->win + r, size, seed_of(PUT_DATA, o, x->me, size, r, x->unit));
 		if (bad >= 0) {
 			if (x->fails++ < 8) {
-				a2a_where(x, size, "put", o, me, where, sizeof(where));
-				RANK_MSG("byte %ld of the target range (window byte %zu) is 0x%02x, "
-					 "want 0x%02x; %s", bad, r + bad, x->win[r + bad],
-					 pat_byte(seed_of(PUT_DATA, o, me, size, r, x->unit), bad),
-					 where);
+				a2a_where(x, size, "put", o, x->me, where, sizeof(where));
+				RMAWIN_TEST_MSG("byte %ld of the target range (window byte %zu) is 0x%02x, "
+						"want 0x%02x; %s", bad, r + bad, x->win[r + bad],
+						pat_byte(seed_of(PUT_DATA, o, x->me, size, r, x->unit), bad),
+						where);
 			}
 			return;
 		}
@@ -239,7 +238,8 @@ static void a2a_check_window(struct a2a_ctx *x, size_t size, size_t slot)
 
 static void a2a_check_gets(struct a2a_ctx *x, size_t size, size_t slot)
 {
-	size_t ooff = offsets[x->oi].ooff, r = region_of(me, slot, x->unit, offsets[x->oi].tskew);
+	size_t ooff = offsets[x->oi].ooff;
+	size_t r = region_of(x->me, slot, x->unit, offsets[x->oi].tskew);
 	char where[256];
 	long bad;
 	int t;
@@ -247,14 +247,15 @@ static void a2a_check_gets(struct a2a_ctx *x, size_t size, size_t slot)
 	for (t = 0; t < x->n; t++) {
 		unsigned char *d = x->dst[t];
 
-		a2a_where(x, size, "get", t, me, where, sizeof(where));
-		bad = check_pat(d + GUARD + ooff, size, seed_of(GET_DATA, me, t, size, r, x->unit));
+		a2a_where(x, size, "get", t, x->me, where, sizeof(where));
+		bad = check_pat(d + GUARD + ooff, size,
+				seed_of(GET_DATA, x->me, t, size, r, x->unit));
 		if (bad >= 0) {
 			if (x->fails++ < 8)
-				RANK_MSG("byte %ld got from rank %d is 0x%02x, want 0x%02x; %s",
-					 bad, t, d[GUARD + ooff + bad],
-					 pat_byte(seed_of(GET_DATA, me, t, size, r, x->unit), bad),
-					 where);
+				RMAWIN_TEST_MSG("byte %ld got from rank %d is 0x%02x, want 0x%02x; %s",
+						bad, t, d[GUARD + ooff + bad],
+						pat_byte(seed_of(GET_DATA, x->me, t, size, r, x->unit), bad),
+						where);
 			continue;
 		}
 		bad = check_fill(d, GUARD + ooff, GFILL);
@@ -264,8 +265,8 @@ static void a2a_check_gets(struct a2a_ctx *x, size_t size, size_t slot)
 				bad += GUARD + ooff + size;
 		}
 		if (bad >= 0 && x->fails++ < 8)
-			RANK_MSG("get buffer byte %ld (outside the %zu bytes got) is 0x%02x, want "
-				 "untouched 0x%02x; %s", bad, size, d[bad], GFILL, where);
+			RMAWIN_TEST_MSG("get buffer byte %ld (outside the %zu bytes got) is 0x%02x, want "
+					"untouched 0x%02x; %s", bad, size, d[bad], GFILL, where);
 	}
 }
 
@@ -279,10 +280,10 @@ static int a2a_size(struct a2a_ctx *x, struct rmawin_win *win, size_t size)
 	/* the last fence finished every access to the window: reset it */
 	memset(x->win, WFILL, x->wlen);
 	RMAWIN_TEST_TRY(20, rmawin_fence(win, 0));
-	r = region_of(me, slot, x->unit, tskew);
+	r = region_of(x->me, slot, x->unit, tskew);
 	for (k = 0; k < n; k++) {
-		t = (me + 1 + k) % n;	/* itself last */
-		fill_pat(x->src[t] + ooff, size, seed_of(PUT_DATA, me, t, size, r, x->unit));
+		t = (x->me + 1 + k) % n;	/* itself last */
+		fill_pat(x->src[t] + ooff, size, seed_of(PUT_DATA, x->me, t, size, r, x->unit));
 		RMAWIN_TEST_TRY(21, rmawin_put(win, x->src[t] + ooff, size, t, r / x->unit));
 	}
 	RMAWIN_TEST_TRY(22, rmawin_fence(win, 0));
@@ -291,12 +292,12 @@ static int a2a_size(struct a2a_ctx *x, struct rmawin_win *win, size_t size)
 	/* the data each rank will get from this one, written locally */
 	for (o = 0; o < n; o++) {
 		r = region_of(o, slot, x->unit, tskew);
-		fill_pat(x->win + r, size, seed_of(GET_DATA, o, me, size, r, x->unit));
+		fill_pat(x->win + r, size, seed_of(GET_DATA, o, x->me, size, r, x->unit));
 	}
 	RMAWIN_TEST_TRY(23, rmawin_fence(win, 0));
-	r = region_of(me, slot, x->unit, tskew);
+	r = region_of(x->me, slot, x->unit, tskew);
 	for (k = 0; k < n; k++) {
-		t = (me + k) % n;	/* itself first */
+		t = (x->me + k) % n;	/* itself first */
 		memset(x->dst[t], GFILL, GUARD + ooff + size + GUARD);
 		RMAWIN_TEST_TRY(24, rmawin_get(win, x->dst[t] + GUARD + ooff, size, t, r / x->unit));
 	}
@@ -309,17 +310,16 @@ static int a2a_rank(int rank, int n, void *arg)
 {
 	const struct a2a *c = arg;
 	unsigned char stack_win[STACK_ARENA + 8], stack_src[STACK_ARENA], stack_dst[STACK_ARENA];
-	struct a2a_ctx x = { .c = c, .n = n };
+	struct a2a_ctx x = { .c = c, .n = n, .me = rank };
 	struct rmawin_ep *ep;
 	size_t maxs = 0, maxslot;
 	unsigned char *wmem = NULL;
 	int ui, oi, i, t, ret;
 
-	me = rank;
 	for (i = 0; i < c->nsizes; i++)
 		maxs = c->sizes[i] > maxs ? c->sizes[i] : maxs;
 	if (c->kind == MEM_STACK && (maxs > STACK_MAX_SIZE || n > 2)) {
-		RANK_MSG("stack windows are for small sizes on 2 ranks only");
+		RMAWIN_TEST_MSG("stack windows are for small sizes on 2 ranks only");
 		return 1;
 	}
 	x.src = calloc(n, sizeof(*x.src));
@@ -380,7 +380,7 @@ static int a2a_rank(int rank, int n, void *arg)
 	}
 	RMAWIN_TEST_TRY(9, rmawin_ep_close(ep));
 	if (x.fails)
-		RANK_MSG("%d mismatches in all (the first 8 shown)", x.fails);
+		RMAWIN_TEST_MSG("%d mismatches in all (the first 8 shown)", x.fails);
 	return x.fails ? 10 : 0;
 }
 
@@ -403,15 +403,18 @@ static const unsigned int all_units[] = { 1, 4, 8 };
 /* Emulated soft-RoCE moves tens of MB/s: the matrix needs more than 30 s. */
 FIXTURE(matrix) {};
 FIXTURE_VARIANT(matrix) {
+	int no_ring;
 	enum mem_kind kind;
-	int port;
 };
-FIXTURE_VARIANT_ADD(matrix, malloc) { .kind = MEM_MALLOC, .port = 28000 };
-FIXTURE_VARIANT_ADD(matrix, mmap) { .kind = MEM_MMAP, .port = 28010 };
-FIXTURE_VARIANT_ADD(matrix, mmap_shared) { .kind = MEM_MMAP_SHARED, .port = 28020 };
-FIXTURE_VARIANT_ADD(matrix, stack) { .kind = MEM_STACK, .port = 28030 };
-FIXTURE_VARIANT_ADD(matrix, allocate) { .kind = MEM_ALLOCATE, .port = 28040 };
-FIXTURE_SETUP(matrix) {}
+RMAWIN_TEST_VARIANT_ADD(matrix, malloc, .kind = MEM_MALLOC);
+RMAWIN_TEST_VARIANT_ADD(matrix, mmap, .kind = MEM_MMAP);
+RMAWIN_TEST_VARIANT_ADD(matrix, mmap_shared, .kind = MEM_MMAP_SHARED);
+RMAWIN_TEST_VARIANT_ADD(matrix, stack, .kind = MEM_STACK);
+RMAWIN_TEST_VARIANT_ADD(matrix, allocate, .kind = MEM_ALLOCATE);
+FIXTURE_SETUP(matrix)
+{
+	rmawin_test_path(variant->no_ring);
+}
 FIXTURE_TEARDOWN(matrix) {}
 
 /*
@@ -421,7 +424,7 @@ FIXTURE_TEARDOWN(matrix) {}
 TEST_F_TIMEOUT(matrix, two_ranks_sizes_units_offsets, 600)
 {
 	struct a2a c = {
-		.port = variant->port, .kind = variant->kind,
+		.port = rmawin_test_ports(2), .kind = variant->kind,
 		.units = all_units, .nunits = 3, .noffsets = 3,
 	};
 
@@ -441,19 +444,22 @@ static const unsigned int few_units[] = { 1, 8 };
 
 FIXTURE(ranks) {};
 FIXTURE_VARIANT(ranks) {
+	int no_ring;
 	int n;
-	int port;
 };
-FIXTURE_VARIANT_ADD(ranks, two) { .n = 2, .port = 28100 };
-FIXTURE_VARIANT_ADD(ranks, four) { .n = 4, .port = 28110 };
-FIXTURE_VARIANT_ADD(ranks, eight) { .n = 8, .port = 28120 };
-FIXTURE_SETUP(ranks) {}
+RMAWIN_TEST_VARIANT_ADD(ranks, two, .n = 2);
+RMAWIN_TEST_VARIANT_ADD(ranks, four, .n = 4);
+RMAWIN_TEST_VARIANT_ADD(ranks, eight, .n = 8);
+FIXTURE_SETUP(ranks)
+{
+	rmawin_test_path(variant->no_ring);
+}
 FIXTURE_TEARDOWN(ranks) {}
 
 TEST_F_TIMEOUT(ranks, all_to_all_put_get, 600)
 {
 	struct a2a c = {
-		.port = variant->port, .kind = MEM_MALLOC,
+		.port = rmawin_test_ports(variant->n), .kind = MEM_MALLOC,
 		.sizes = few_sizes, .nsizes = 4, .units = few_units, .nunits = 2,
 		.noffsets = 2,
 	};
@@ -480,7 +486,6 @@ static int huge_rank(int rank, int n, void *arg)
 	double t0;
 	long bad;
 
-	me = rank;
 	RMAWIN_TEST_TRY(1, rmawin_test_open(rank, n, *(int *)arg, &ep));
 	w = mem_get(MEM_MMAP, wlen + 1);
 	if (!w)
@@ -504,45 +509,46 @@ static int huge_rank(int rank, int n, void *arg)
 		RMAWIN_TEST_TRY(6, rmawin_put(win, src + 1, HUGE_LEN, 1, toff));
 	RMAWIN_TEST_TRY(7, rmawin_fence(win, 0));
 	if (rank == 0)
-		RANK_MSG("16 MiB put: %.1f s", rmawin_test_now() - t0);
+		RMAWIN_TEST_MSG("16 MiB put: %.1f s", rmawin_test_now() - t0);
 	t0 = rmawin_test_now();
 	if (rank == 0)
 		RMAWIN_TEST_TRY(8, rmawin_get(win, dst + GUARD + 2, HUGE_LEN, 1, goff));
 	RMAWIN_TEST_TRY(9, rmawin_fence(win, 0));
 	if (rank == 0) {
-		RANK_MSG("16 MiB get: %.1f s", rmawin_test_now() - t0);
+		RMAWIN_TEST_MSG("16 MiB get: %.1f s", rmawin_test_now() - t0);
 		bad = check_pat(dst + GUARD + 2, HUGE_LEN,
 				seed_of(GET_DATA, 0, 1, HUGE_LEN, goff, 1));
 		if (bad >= 0) {
-			RANK_MSG("byte %ld of the 16 MiB got is wrong", bad);
+			RMAWIN_TEST_MSG("byte %ld of the 16 MiB got is wrong", bad);
 			return 10;
 		}
 		if (check_fill(dst, GUARD + 2, GFILL) >= 0 ||
 		    check_fill(dst + GUARD + 2 + HUGE_LEN, GUARD, GFILL) >= 0) {
-			RANK_MSG("the 16 MiB get wrote outside its destination");
+			RMAWIN_TEST_MSG("the 16 MiB get wrote outside its destination");
 			return 11;
 		}
 		if (check_fill(w, wlen, WFILL) >= 0) {
-			RANK_MSG("rank 0's own window changed");
+			RMAWIN_TEST_MSG("rank 0's own window changed");
 			return 12;
 		}
 	} else {
 		bad = check_pat(w + toff, HUGE_LEN, seed_of(PUT_DATA, 0, 1, HUGE_LEN, toff, 1));
 		if (bad >= 0) {
-			RANK_MSG("byte %ld of the 16 MiB put is 0x%02x, want 0x%02x", bad,
-				 w[toff + bad],
-				 pat_byte(seed_of(PUT_DATA, 0, 1, HUGE_LEN, toff, 1), bad));
+			RMAWIN_TEST_MSG("byte %ld of the 16 MiB put is 0x%02x, want 0x%02x", bad,
+					w[toff + bad],
+					pat_byte(seed_of(PUT_DATA, 0, 1, HUGE_LEN, toff, 1), bad));
 			return 13;
 		}
 		if (check_fill(w, toff, WFILL) >= 0 ||
 		    check_fill(w + toff + HUGE_LEN, GUARD, WFILL) >= 0 ||
 		    check_fill(w + goff + HUGE_LEN, GUARD, WFILL) >= 0) {
-			RANK_MSG("the 16 MiB put wrote outside its target range");
+			RMAWIN_TEST_MSG("the 16 MiB put wrote outside its target range");
 			return 14;
 		}
 		bad = check_pat(w + goff, HUGE_LEN, seed_of(GET_DATA, 0, 1, HUGE_LEN, goff, 1));
 		if (bad >= 0) {
-			RANK_MSG("the get changed the target window at byte %ld", goff + bad);
+			RMAWIN_TEST_MSG("the get changed the target window at byte %ld",
+					goff + bad);
 			return 15;
 		}
 	}
@@ -551,13 +557,9 @@ static int huge_rank(int rank, int n, void *arg)
 	return 0;
 }
 
-FIXTURE(slow) {};
-FIXTURE_SETUP(slow) {}
-FIXTURE_TEARDOWN(slow) {}
-
-TEST_F_TIMEOUT(slow, put_get_16mib, 300)
+TEST_F_TIMEOUT(path, put_get_16mib, 300)
 {
-	int port = 28200;
+	int port = rmawin_test_ports(2);
 
 	EXPECT_EQ(2, rmawin_test_run_ranks_for(_metadata, 2, huge_rank, &port, 250));
 	rmawin_test_expect_no_leaks(_metadata);
@@ -587,7 +589,6 @@ static int chunk_rank(int rank, int n, void *arg)
 	unsigned int i;
 	long bad;
 
-	me = rank;
 	RMAWIN_TEST_TRY(1, rmawin_test_open(rank, n, *(int *)arg, &ep));
 	mem = mem_get(MEM_MMAP, wlen + pageoff);
 	src = mem_get(MEM_MMAP, 65537 + 7);
@@ -610,15 +611,17 @@ static int chunk_rank(int rank, int n, void *arg)
 			bad = check_pat(w + where, cases[i].len,
 					seed_of(PUT_DATA, 0, 1, cases[i].len, where, 1));
 			if (bad >= 0) {
-				RANK_MSG("put of %zu bytes at window offset %zu (region boundary "
-					 "at %zu): byte %ld wrong", cases[i].len, where, b, bad);
+				RMAWIN_TEST_MSG("put of %zu bytes at window offset %zu (region boundary "
+						"at %zu): byte %ld wrong", cases[i].len, where, b,
+						bad);
 				return 7;
 			}
 			if (check_fill(w, where, WFILL) >= 0 ||
 			    check_fill(w + where + cases[i].len, wlen - where - cases[i].len,
 				       WFILL) >= 0) {
-				RANK_MSG("put of %zu bytes at window offset %zu (region boundary "
-					 "at %zu) wrote outside its range", cases[i].len, where, b);
+				RMAWIN_TEST_MSG("put of %zu bytes at window offset %zu (region boundary "
+						"at %zu) wrote outside its range", cases[i].len,
+						where, b);
 				return 8;
 			}
 			fill_pat(w + where, cases[i].len,
@@ -632,8 +635,9 @@ static int chunk_rank(int rank, int n, void *arg)
 			bad = check_pat(dst + 3, cases[i].len,
 					seed_of(GET_DATA, 0, 1, cases[i].len, where, 1));
 			if (bad >= 0) {
-				RANK_MSG("get of %zu bytes at window offset %zu (region boundary "
-					 "at %zu): byte %ld wrong", cases[i].len, where, b, bad);
+				RMAWIN_TEST_MSG("get of %zu bytes at window offset %zu (region boundary "
+						"at %zu): byte %ld wrong", cases[i].len, where, b,
+						bad);
 				return 12;
 			}
 		}
@@ -646,7 +650,7 @@ static int chunk_rank(int rank, int n, void *arg)
 	}
 	RMAWIN_TEST_TRY(15, rmawin_fence(win, 0));
 	if (rank == 1 && w[wlen - 1] != 0x77) {
-		RANK_MSG("put into the last byte of the window did not land");
+		RMAWIN_TEST_MSG("put into the last byte of the window did not land");
 		return 16;
 	}
 	RMAWIN_TEST_TRY(17, rmawin_win_free(win));
@@ -654,9 +658,9 @@ static int chunk_rank(int rank, int n, void *arg)
 	return 0;
 }
 
-TEST(across_memory_region_boundary)
+TEST_F(path, across_memory_region_boundary)
 {
-	int port = 28210;
+	int port = rmawin_test_ports(2);
 
 	EXPECT_EQ(2, rmawin_test_run_ranks_for(_metadata, 2, chunk_rank, &port, 25));
 	rmawin_test_expect_no_leaks(_metadata);
@@ -680,7 +684,6 @@ static int origin_in_win_rank(int rank, int n, void *arg)
 	int peer = 1 - rank;
 	long bad;
 
-	me = rank;
 	RMAWIN_TEST_TRY(1, rmawin_test_open(rank, n, *(int *)arg, &ep));
 	RMAWIN_TEST_TRY(2, rmawin_win_allocate(ep, wlen, 1, 0, (void **)&w, &win));
 	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
@@ -693,12 +696,14 @@ static int origin_in_win_rank(int rank, int n, void *arg)
 		RMAWIN_TEST_TRY(5, rmawin_fence(win, 0));
 		bad = check_pat(w + half + 5, s, seed_of(PUT_DATA, peer, rank, s, 11, 1));
 		if (bad >= 0) {
-			RANK_MSG("put of %zu bytes from window memory: byte %ld wrong", s, bad);
+			RMAWIN_TEST_MSG("put of %zu bytes from window memory: byte %ld wrong", s,
+					bad);
 			return 6;
 		}
 		if (check_fill(w + half, 5, WFILL) >= 0 ||
 		    check_fill(w + half + 5 + s, half - 5 - s, WFILL) >= 0) {
-			RANK_MSG("put of %zu bytes from window memory wrote outside its range", s);
+			RMAWIN_TEST_MSG("put of %zu bytes from window memory wrote outside its range",
+					s);
 			return 7;
 		}
 		/* get the peer's first half into our second half */
@@ -708,7 +713,8 @@ static int origin_in_win_rank(int rank, int n, void *arg)
 		RMAWIN_TEST_TRY(10, rmawin_fence(win, 0));
 		bad = check_pat(w + half + 3, s, seed_of(PUT_DATA, peer, rank, s, 11, 1));
 		if (bad >= 0) {
-			RANK_MSG("get of %zu bytes into window memory: byte %ld wrong", s, bad);
+			RMAWIN_TEST_MSG("get of %zu bytes into window memory: byte %ld wrong", s,
+					bad);
 			return 11;
 		}
 		RMAWIN_TEST_TRY(12, rmawin_fence(win, 0));
@@ -718,9 +724,9 @@ static int origin_in_win_rank(int rank, int n, void *arg)
 	return 0;
 }
 
-TEST(origin_inside_allocated_window)
+TEST_F(path, origin_inside_allocated_window)
 {
-	int port = 28220;
+	int port = rmawin_test_ports(2);
 
 	EXPECT_EQ(2, rmawin_test_run_ranks_for(_metadata, 2, origin_in_win_rank, &port, 25));
 	rmawin_test_expect_no_leaks(_metadata);
@@ -756,7 +762,6 @@ static int many_rank(int rank, int n, void *arg)
 	int k, t, o, fails = 0;
 	long bad;
 
-	me = rank;
 	/* slot k of origin o: at a running offset, so each has its own range */
 	offs = calloc(MANY, sizeof(*offs));
 	if (!offs)
@@ -802,11 +807,11 @@ static int many_rank(int rank, int n, void *arg)
 			bad = check_pat(w + o * area + offs[k], len,
 					seed_of(PUT_DATA, o, rank, len, k, 1));
 			if (bad >= 0 && fails++ < 8)
-				RANK_MSG("put %d of rank %d (%zu bytes): byte %ld wrong", k, o,
-					 len, bad);
+				RMAWIN_TEST_MSG("put %d of rank %d (%zu bytes): byte %ld wrong", k,
+						o, len, bad);
 			if (w[o * area + offs[k] + len] != WFILL && fails++ < 8)
-				RANK_MSG("put %d of rank %d (%zu bytes) wrote past its end", k, o,
-					 len);
+				RMAWIN_TEST_MSG("put %d of rank %d (%zu bytes) wrote past its end",
+						k, o, len);
 		}
 	}
 	for (k = 0; k < MANY; k++) {
@@ -814,21 +819,22 @@ static int many_rank(int rank, int n, void *arg)
 		len = many_len(k);
 		bad = check_pat(dst + offs[k], len, seed_of(GET_DATA, rank, t, len, k, 1));
 		if (bad >= 0 && fails++ < 8)
-			RANK_MSG("get %d from rank %d (%zu bytes): byte %ld is 0x%02x", k, t, len,
-				 bad, dst[offs[k] + bad]);
+			RMAWIN_TEST_MSG("get %d from rank %d (%zu bytes): byte %ld is 0x%02x", k, t,
+					len, bad, dst[offs[k] + bad]);
 		if (dst[offs[k] + len] != GFILL && fails++ < 8)
-			RANK_MSG("get %d from rank %d (%zu bytes) wrote past its end", k, t, len);
+			RMAWIN_TEST_MSG("get %d from rank %d (%zu bytes) wrote past its end", k, t,
+					len);
 	}
 	RMAWIN_TEST_TRY(9, rmawin_win_free(win));
 	RMAWIN_TEST_TRY(10, rmawin_ep_close(ep));
 	if (fails)
-		RANK_MSG("%d wrong operations", fails);
+		RMAWIN_TEST_MSG("%d wrong operations", fails);
 	return fails ? 11 : 0;
 }
 
-TEST_F_TIMEOUT(slow, many_ops_one_epoch, 60)
+TEST_F_TIMEOUT(path, many_ops_one_epoch, 60)
 {
-	int port = 28300;
+	int port = rmawin_test_ports(3);
 
 	EXPECT_EQ(3, rmawin_test_run_ranks_for(_metadata, 3, many_rank, &port, 45));
 	rmawin_test_expect_no_leaks(_metadata);
@@ -904,7 +910,6 @@ static int batch_rank(int rank, int n, void *arg)
 	__u32 win;
 	long bad;
 
-	me = rank;
 	RMAWIN_TEST_TRY(1, rmawin_test_open(rank, n, *(int *)arg, &ep));
 	fd = rmawin_ep_fd(ep);
 	w = mem_get(MEM_MALLOC, wlen);
@@ -916,7 +921,7 @@ static int batch_rank(int rank, int n, void *arg)
 	memset(w, WFILL, wlen);
 	memset(dst, GFILL, BATCH * slot);
 	if (create_raw(fd, w, wlen, 1, &win)) {
-		RANK_MSG("WIN_CREATE: %s", strerror(errno));
+		RMAWIN_TEST_MSG("WIN_CREATE: %s", strerror(errno));
 		return 3;
 	}
 	for (k = 0; k < BATCH; k++) {
@@ -926,7 +931,7 @@ static int batch_rank(int rank, int n, void *arg)
 				 (rank * BATCH + k) * slot);
 	}
 	if (fence_raw(fd, win, 0) || rma_raw(fd, ops, BATCH) || fence_raw(fd, win, 0)) {
-		RANK_MSG("BATCH puts in one batch: %s", strerror(errno));
+		RMAWIN_TEST_MSG("BATCH puts in one batch: %s", strerror(errno));
 		return 4;
 	}
 	for (o = 0; o < n; o++)
@@ -936,7 +941,8 @@ static int batch_rank(int rank, int n, void *arg)
 			bad = check_pat(w + (o * BATCH + k) * slot, k % slot + 1,
 					seed_of(PUT_DATA, o, rank, k % slot + 1, k, 1));
 			if (bad >= 0) {
-				RANK_MSG("put %d of rank %d's batch: byte %ld wrong", k, o, bad);
+				RMAWIN_TEST_MSG("put %d of rank %d's batch: byte %ld wrong", k, o,
+						bad);
 				return 5;
 			}
 		}
@@ -945,7 +951,7 @@ static int batch_rank(int rank, int n, void *arg)
 		ops[k] = op_desc(RMAWIN_OP_GET, win, (rank + k) % n, dst + k * slot,
 				 k % slot + 1, (rank * BATCH + k) * slot);
 	if (fence_raw(fd, win, 0) || rma_raw(fd, ops, BATCH) || fence_raw(fd, win, 0)) {
-		RANK_MSG("BATCH gets in one batch: %s", strerror(errno));
+		RMAWIN_TEST_MSG("BATCH gets in one batch: %s", strerror(errno));
 		return 6;
 	}
 	for (k = 0; k < BATCH; k++) {
@@ -953,21 +959,22 @@ static int batch_rank(int rank, int n, void *arg)
 		bad = check_pat(dst + k * slot, k % slot + 1,
 				seed_of(PUT_DATA, rank, t, k % slot + 1, k, 1));
 		if (bad >= 0) {
-			RANK_MSG("get %d of the batch (from rank %d): byte %ld wrong", k, t, bad);
+			RMAWIN_TEST_MSG("get %d of the batch (from rank %d): byte %ld wrong", k, t,
+					bad);
 			return 7;
 		}
 	}
 	if (free_raw(fd, win)) {
-		RANK_MSG("WIN_FREE: %s", strerror(errno));
+		RMAWIN_TEST_MSG("WIN_FREE: %s", strerror(errno));
 		return 8;
 	}
 	RMAWIN_TEST_TRY(9, rmawin_ep_close(ep));
 	return 0;
 }
 
-TEST_F_TIMEOUT(slow, batch_of_1024_ops, 60)
+TEST_F_TIMEOUT(path, batch_of_1024_ops, 60)
 {
-	int port = 28310;
+	int port = rmawin_test_ports(2);
 
 	EXPECT_EQ(2, rmawin_test_run_ranks_for(_metadata, 2, batch_rank, &port, 45));
 	rmawin_test_expect_no_leaks(_metadata);
@@ -988,7 +995,6 @@ static int zero_rank(int rank, int n, void *arg)
 	int t, ret;
 	long bad;
 
-	me = rank;
 	RMAWIN_TEST_TRY(1, rmawin_test_open(rank, n, *(int *)arg, &ep));
 	memset(buf, WFILL, sizeof(buf));
 	RMAWIN_TEST_TRY(2, rmawin_win_create(ep, rank == 0 ? NULL : buf, rank == 1 ? sizeof(buf) : 0,
@@ -997,20 +1003,20 @@ static int zero_rank(int rank, int n, void *arg)
 	for (t = 0; t < n; t += 2) {
 		ret = rmawin_put(win, src, 1, t, 0);
 		if (ret != -ERANGE) {
-			RANK_MSG("1-byte put into rank %d's empty window: %d (%s), want -ERANGE",
-				 t, ret, rmawin_strerror(ret));
+			RMAWIN_TEST_MSG("1-byte put into rank %d's empty window: %d (%s), want -ERANGE",
+					t, ret, rmawin_strerror(ret));
 			return 4;
 		}
 		ret = rmawin_get(win, got, 64, t, 0);
 		if (ret != -ERANGE) {
-			RANK_MSG("64-byte get from rank %d's empty window: %d (%s), want -ERANGE",
-				 t, ret, rmawin_strerror(ret));
+			RMAWIN_TEST_MSG("64-byte get from rank %d's empty window: %d (%s), want -ERANGE",
+					t, ret, rmawin_strerror(ret));
 			return 5;
 		}
 		ret = rmawin_put(win, src, 0, t, 0);
 		if (ret) {
-			RANK_MSG("empty put into rank %d's empty window: %s, want success",
-				 t, rmawin_strerror(ret));
+			RMAWIN_TEST_MSG("empty put into rank %d's empty window: %s, want success",
+					t, rmawin_strerror(ret));
 			return 6;
 		}
 	}
@@ -1022,18 +1028,18 @@ static int zero_rank(int rank, int n, void *arg)
 			bad = check_pat(buf + 100 + t * 100, sizeof(src),
 					seed_of(PUT_DATA, t, 1, sizeof(src), 0, 1));
 			if (bad >= 0) {
-				RANK_MSG("put from rank %d: byte %ld wrong", t, bad);
+				RMAWIN_TEST_MSG("put from rank %d: byte %ld wrong", t, bad);
 				return 9;
 			}
 		}
 	} else if (check_fill(buf, sizeof(buf), WFILL) >= 0) {
-		RANK_MSG("memory behind an empty window changed");
+		RMAWIN_TEST_MSG("memory behind an empty window changed");
 		return 10;
 	}
 	RMAWIN_TEST_TRY(11, rmawin_get(win, got, sizeof(got), 1, 100 + rank * 100));
 	RMAWIN_TEST_TRY(12, rmawin_fence(win, 0));
 	if (memcmp(got, src, sizeof(got))) {
-		RANK_MSG("get back from rank 1 differs from what was put");
+		RMAWIN_TEST_MSG("get back from rank 1 differs from what was put");
 		return 13;
 	}
 	RMAWIN_TEST_TRY(14, rmawin_win_free(win));
@@ -1041,9 +1047,9 @@ static int zero_rank(int rank, int n, void *arg)
 	return 0;
 }
 
-TEST(empty_window_on_some_ranks)
+TEST_F(path, empty_window_on_some_ranks)
 {
-	int port = 28400;
+	int port = rmawin_test_ports(3);
 
 	EXPECT_EQ(3, rmawin_test_run_ranks_for(_metadata, 3, zero_rank, &port, 25));
 	rmawin_test_expect_no_leaks(_metadata);
@@ -1057,7 +1063,6 @@ static int all_zero_rank(int rank, int n, void *arg)
 	void *base;
 	int ret;
 
-	me = rank;
 	RMAWIN_TEST_TRY(1, rmawin_test_open(rank, n, *(int *)arg, &ep));
 	RMAWIN_TEST_TRY(2, rmawin_win_create(ep, NULL, 0, 1, 0, &win));
 	RMAWIN_TEST_TRY(3, rmawin_win_allocate(ep, 0, 8, 0, &base, &win2));
@@ -1065,7 +1070,7 @@ static int all_zero_rank(int rank, int n, void *arg)
 	RMAWIN_TEST_TRY(4, rmawin_fence(win2, 0));
 	ret = rmawin_put(win2, &ret, 1, (rank + 1) % n, 0);
 	if (ret != -ERANGE) {
-		RANK_MSG("put into an empty allocated window: %d, want -ERANGE", ret);
+		RMAWIN_TEST_MSG("put into an empty allocated window: %d, want -ERANGE", ret);
 		return 5;
 	}
 	RMAWIN_TEST_TRY(6, rmawin_fence(win2, 0));
@@ -1076,9 +1081,9 @@ static int all_zero_rank(int rank, int n, void *arg)
 	return 0;
 }
 
-TEST(empty_window_on_every_rank)
+TEST_F(path, empty_window_on_every_rank)
 {
-	int port = 28410;
+	int port = rmawin_test_ports(2);
 
 	EXPECT_EQ(2, rmawin_test_run_ranks_for(_metadata, 2, all_zero_rank, &port, 25));
 	rmawin_test_expect_no_leaks(_metadata);
@@ -1108,7 +1113,6 @@ static int multi_rank(int rank, int n, void *arg)
 	size_t r;
 	long bad;
 
-	me = rank;
 	RMAWIN_TEST_TRY(1, rmawin_test_open(rank, n, *(int *)arg, &ep));
 	for (i = 0; i < NWIN; i++) {
 		src[i] = malloc(MW_LEN);
@@ -1149,14 +1153,14 @@ static int multi_rank(int rank, int n, void *arg)
 			bad = check_pat(mem[i] + r, MW_LEN, seed_of(PUT_DATA, o, rank, MW_LEN,
 								  i * 10 + round, 1));
 			if (bad >= 0) {
-				RANK_MSG("round %d, window %d: put from rank %d: byte %ld wrong",
-					 round, i, o, bad);
+				RMAWIN_TEST_MSG("round %d, window %d: put from rank %d: byte %ld wrong",
+						round, i, o, bad);
 				return 10;
 			}
 			bad = check_pat(dst[i], MW_LEN, seed_of(GET_DATA, rank, prev, MW_LEN, i, 1));
 			if (bad >= 0) {
-				RANK_MSG("round %d, window %d: get from rank %d: byte %ld wrong",
-					 round, i, prev, bad);
+				RMAWIN_TEST_MSG("round %d, window %d: get from rank %d: byte %ld wrong",
+						round, i, prev, bad);
 				return 11;
 			}
 		}
@@ -1167,9 +1171,9 @@ static int multi_rank(int rank, int n, void *arg)
 	return 0;
 }
 
-TEST(several_windows_interleaved)
+TEST_F(path, several_windows_interleaved)
 {
-	int port = 28500;
+	int port = rmawin_test_ports(3);
 
 	EXPECT_EQ(3, rmawin_test_run_ranks_for(_metadata, 3, multi_rank, &port, 25));
 	rmawin_test_expect_no_leaks(_metadata);
@@ -1177,6 +1181,7 @@ TEST(several_windows_interleaved)
 
 /* A window's handle is the same on every rank, and a new window gets a new one. */
 struct handles {
+	int port;
 	__u32 h[4][3];
 	int err[4];
 };
@@ -1188,8 +1193,7 @@ static int handle_rank(int rank, int n, void *arg)
 	struct rmawin_ep *ep;
 	int fd, i;
 
-	me = rank;
-	RMAWIN_TEST_TRY(1, rmawin_test_open(rank, n, 28510, &ep));
+	RMAWIN_TEST_TRY(1, rmawin_test_open(rank, n, hs->port, &ep));
 	fd = rmawin_ep_fd(ep);
 	for (i = 0; i < 3; i++)
 		if (create_raw(fd, mem[i], 4096 - i * 100, 1 + i, &hs->h[rank][i]))
@@ -1204,12 +1208,13 @@ static int handle_rank(int rank, int n, void *arg)
 	return 0;
 }
 
-TEST(window_handles_agree)
+TEST_F(path, window_handles_agree)
 {
 	struct handles *hs = rmawin_test_shared(sizeof(*hs));
 	int r, i;
 
 	ASSERT_NE(NULL, hs);
+	hs->port = rmawin_test_ports(4);
 	EXPECT_EQ(4, rmawin_test_run_ranks_for(_metadata, 4, handle_rank, hs, 25));
 	for (r = 0; r < 4; r++) {
 		EXPECT_EQ(0, hs->err[r]) {
@@ -1233,14 +1238,15 @@ TEST(window_handles_agree)
 /* ---- argument checking -------------------------------------------------- */
 
 /*
- * The test process is rank 0 and checks errnos with the harness's
- * macros; rank 1 is a child that only takes part in the collectives and
- * reports whether anything reached its window.
+ * The fixture pair: the test process is rank 0 and checks errnos with the
+ * harness's macros; rank 1 is a child that only takes part in the
+ * collectives and reports whether anything reached its window.
  */
 #define PEER_WIN	65536
 #define PEER_FILL	0x11
 
 struct peer_report {
+	int port;		/* of rank 0; rank 1's is port + 1 */
 	long changed;		/* first byte of rank 1's window that changed, or -1 */
 	unsigned char got;
 	int step;		/* rank 1's failing step, 0 */
@@ -1254,17 +1260,15 @@ struct peer_report {
 static int peer_rank(int rank, int n, void *arg)
 {
 	struct peer_report *rep = arg;
-	int port = *(int *)(rep + 1);
 	unsigned char *buf = mem_get(MEM_MMAP, PEER_WIN);
 	struct rmawin_win *win;
 	struct rmawin_ep *ep;
 	long bad;
 
-	me = rank;
 	if (!buf)
 		return 1;
 	memset(buf, PEER_FILL, PEER_WIN);
-	RMAWIN_TEST_TRY(2, rmawin_test_open(rank, n, port, &ep));
+	RMAWIN_TEST_TRY(2, rmawin_test_open(rank, n, rep->port, &ep));
 	RMAWIN_TEST_TRY(3, rmawin_win_create(ep, buf, PEER_WIN, 1, 0, &win));
 	RMAWIN_TEST_TRY(4, rmawin_fence(win, 0));	/* F1: the epoch of refused operations */
 	RMAWIN_TEST_TRY(5, rmawin_fence(win, 0));	/* F2: it is over */
@@ -1275,7 +1279,7 @@ static int peer_rank(int rank, int n, void *arg)
 	RMAWIN_TEST_TRY(6, rmawin_fence(win, 0));	/* F4: the last bytes are put */
 	bad = check_fill(buf, PEER_WIN - 16, PEER_FILL);
 	if (bad >= 0 || buf[PEER_WIN - 1] != 0xee) {
-		RANK_MSG("the put into the last 16 bytes of the window did not land");
+		RMAWIN_TEST_MSG("the put into the last 16 bytes of the window did not land");
 		return 7;
 	}
 	RMAWIN_TEST_TRY(8, rmawin_win_free(win));
@@ -1283,7 +1287,7 @@ static int peer_rank(int rank, int n, void *arg)
 	return 0;
 }
 
-struct pair {
+FIXTURE(pair) {
 	struct rmawin_ep *ep;
 	int fd;
 	__u32 win;		/* rank 0's window: 8192 bytes, unit 4 */
@@ -1291,177 +1295,174 @@ struct pair {
 	struct peer_report *rep;
 	pid_t child;
 };
+FIXTURE_VARIANT(pair) {
+	int no_ring;
+};
+RMAWIN_TEST_PATH_VARIANT(pair, ring, 0);
+RMAWIN_TEST_PATH_VARIANT(pair, no_ring, 1);
 
-static void pair_start(struct __test_metadata *_metadata, struct pair *p, int port)
+/* Rank 1 forked, rank 0's window created, F1: the epoch of the test's operations. */
+FIXTURE_SETUP(pair)
 {
-	p->rep = rmawin_test_shared(4096);
-	ASSERT_NE(NULL, p->rep);
-	p->rep->changed = -2;
-	*(int *)(p->rep + 1) = port;
-	p->child = rmawin_test_fork_rank(1, 2, peer_rank, p->rep);
-	ASSERT_LT(0, p->child);
-	me = 0;
-	ASSERT_EQ(0, rmawin_test_open(0, 2, port, &p->ep));
-	p->fd = rmawin_ep_fd(p->ep);
-	p->mem = malloc(8192);
-	ASSERT_NE(NULL, p->mem);
-	memset(p->mem, 0x22, 8192);
-	ASSERT_EQ(0, create_raw(p->fd, p->mem, 8192, 4, &p->win));
-	ASSERT_EQ(0, fence_raw(p->fd, p->win, 0));	/* F1 */
+	rmawin_test_path(variant->no_ring);
+	self->rep = rmawin_test_shared(sizeof(*self->rep));
+	ASSERT_NE(NULL, self->rep);
+	self->rep->port = rmawin_test_ports(2);
+	self->rep->changed = -2;
+	self->child = rmawin_test_fork_rank(1, 2, peer_rank, self->rep);
+	ASSERT_LT(0, self->child);
+	rmawin_test_rank = 0;
+	ASSERT_EQ(0, rmawin_test_open(0, 2, self->rep->port, &self->ep));
+	self->fd = rmawin_ep_fd(self->ep);
+	self->mem = malloc(8192);
+	ASSERT_NE(NULL, self->mem);
+	memset(self->mem, 0x22, 8192);
+	ASSERT_EQ(0, create_raw(self->fd, self->mem, 8192, 4, &self->win));
+	ASSERT_EQ(0, fence_raw(self->fd, self->win, 0));	/* F1 */
 }
 
 /* F2 to F4; nothing of the refused operations reached either window. */
-static void pair_finish(struct __test_metadata *_metadata, struct pair *p)
+FIXTURE_TEARDOWN(pair)
 {
 	unsigned char last[16];
 
-	EXPECT_EQ(0, fence_raw(p->fd, p->win, 0)) TH_LOG("fence F2: %s", strerror(errno));
-	EXPECT_EQ(-1, check_fill(p->mem, 8192, 0x22))
+	EXPECT_EQ(0, fence_raw(self->fd, self->win, 0)) TH_LOG("fence F2: %s", strerror(errno));
+	EXPECT_EQ(-1, check_fill(self->mem, 8192, 0x22))
 		TH_LOG("a refused operation changed rank 0's own window at byte %ld",
-		       check_fill(p->mem, 8192, 0x22));
-	EXPECT_EQ(0, fence_raw(p->fd, p->win, 0)) TH_LOG("fence F3: %s", strerror(errno));
-	EXPECT_EQ(-1, p->rep->changed)
+		       check_fill(self->mem, 8192, 0x22));
+	EXPECT_EQ(0, fence_raw(self->fd, self->win, 0)) TH_LOG("fence F3: %s", strerror(errno));
+	EXPECT_EQ(-1, self->rep->changed)
 		TH_LOG("a refused operation reached rank 1's window: byte %ld is 0x%02x",
-		       p->rep->changed, p->rep->got);
+		       self->rep->changed, self->rep->got);
 	/* an operation ending exactly at the end of the window is fine */
 	memset(last, 0xee, sizeof(last));
 	{
-		struct rmawin_op_desc op = op_desc(RMAWIN_OP_PUT, p->win, 1, last, 16,
+		struct rmawin_op_desc op = op_desc(RMAWIN_OP_PUT, self->win, 1, last, 16,
 						   PEER_WIN - 16);
 
-		EXPECT_EQ(0, rma_raw(p->fd, &op, 1)) TH_LOG("put of the last 16 bytes: %s",
-							   strerror(errno));
+		EXPECT_EQ(0, rma_raw(self->fd, &op, 1)) TH_LOG("put of the last 16 bytes: %s",
+							       strerror(errno));
 	}
 	/* true local assertions: nothing stored into, nor put into, rank 0's window */
-	EXPECT_EQ(0, fence_raw(p->fd, p->win, RMAWIN_MODE_NOSTORE | RMAWIN_MODE_NOPUT))
+	EXPECT_EQ(0, fence_raw(self->fd, self->win, RMAWIN_MODE_NOSTORE | RMAWIN_MODE_NOPUT))
 		TH_LOG("fence F4 (NOSTORE | NOPUT): %s", strerror(errno));
-	EXPECT_EQ(0, free_raw(p->fd, p->win));
-	EXPECT_EQ(0, rmawin_ep_close(p->ep));
-	rmawin_test_wait_rank(_metadata, p->child, 1);
-	free(p->mem);
-	munmap(p->rep, 4096);
+	EXPECT_EQ(0, free_raw(self->fd, self->win));
+	EXPECT_EQ(0, rmawin_ep_close(self->ep));
+	rmawin_test_wait_rank(_metadata, self->child, 1);
+	free(self->mem);
+	munmap(self->rep, sizeof(*self->rep));
 	rmawin_test_expect_no_leaks(_metadata);
 }
 
-TEST(rma_bad_target_rank_einval)
+TEST_F(pair, rma_bad_target_rank_einval)
 {
 	struct rmawin_op_desc op;
 	unsigned char b[8] = { 0 };
-	struct pair p;
 
-	pair_start(_metadata, &p, 28600);
-	op = op_desc(RMAWIN_OP_PUT, p.win, 2, b, 1, 0);
-	EXPECT_ERRNO(EINVAL, rma_raw(p.fd, &op, 1));
+	op = op_desc(RMAWIN_OP_PUT, self->win, 2, b, 1, 0);
+	EXPECT_ERRNO(EINVAL, rma_raw(self->fd, &op, 1));
 	op.target = 4096;
-	EXPECT_ERRNO(EINVAL, rma_raw(p.fd, &op, 1));
+	EXPECT_ERRNO(EINVAL, rma_raw(self->fd, &op, 1));
 	op.target = 0xffffffff;
-	EXPECT_ERRNO(EINVAL, rma_raw(p.fd, &op, 1));
+	EXPECT_ERRNO(EINVAL, rma_raw(self->fd, &op, 1));
 	op.opcode = RMAWIN_OP_GET;
-	EXPECT_ERRNO(EINVAL, rma_raw(p.fd, &op, 1));
-	pair_finish(_metadata, &p);
+	EXPECT_ERRNO(EINVAL, rma_raw(self->fd, &op, 1));
 }
 
-TEST(rma_beyond_target_window_erange)
+TEST_F(pair, rma_beyond_target_window_erange)
 {
 	unsigned char *b = calloc(1, PEER_WIN + 16);
 	struct rmawin_op_desc op;
-	struct pair p;
 	int opc;
 
 	ASSERT_NE(NULL, b);
-	pair_start(_metadata, &p, 28610);
 	for (opc = RMAWIN_OP_PUT; opc <= RMAWIN_OP_GET; opc++) {
 		/* rank 1: PEER_WIN bytes, unit 1 */
-		op = op_desc(opc, p.win, 1, b, 1, PEER_WIN);
-		EXPECT_ERRNO(ERANGE, rma_raw(p.fd, &op, 1));
-		op = op_desc(opc, p.win, 1, b, 2, PEER_WIN - 1);
-		EXPECT_ERRNO(ERANGE, rma_raw(p.fd, &op, 1));
-		op = op_desc(opc, p.win, 1, b, PEER_WIN + 1, 0);
-		EXPECT_ERRNO(ERANGE, rma_raw(p.fd, &op, 1));
-		op = op_desc(opc, p.win, 1, b, PEER_WIN - 8191, 8192);	/* pinned path */
-		EXPECT_ERRNO(ERANGE, rma_raw(p.fd, &op, 1));
+		op = op_desc(opc, self->win, 1, b, 1, PEER_WIN);
+		EXPECT_ERRNO(ERANGE, rma_raw(self->fd, &op, 1));
+		op = op_desc(opc, self->win, 1, b, 2, PEER_WIN - 1);
+		EXPECT_ERRNO(ERANGE, rma_raw(self->fd, &op, 1));
+		op = op_desc(opc, self->win, 1, b, PEER_WIN + 1, 0);
+		EXPECT_ERRNO(ERANGE, rma_raw(self->fd, &op, 1));
+		op = op_desc(opc, self->win, 1, b, PEER_WIN - 8191, 8192);	/* pinned path */
+		EXPECT_ERRNO(ERANGE, rma_raw(self->fd, &op, 1));
 		/* disp * unit and disp * unit + len overflowing 64 bits */
-		op = op_desc(opc, p.win, 1, b, 1, UINT64_MAX);
-		EXPECT_ERRNO(ERANGE, rma_raw(p.fd, &op, 1));
-		op = op_desc(opc, p.win, 1, b, UINT64_MAX, 1);
-		EXPECT_ERRNO(ERANGE, rma_raw(p.fd, &op, 1));
+		op = op_desc(opc, self->win, 1, b, 1, UINT64_MAX);
+		EXPECT_ERRNO(ERANGE, rma_raw(self->fd, &op, 1));
+		op = op_desc(opc, self->win, 1, b, UINT64_MAX, 1);
+		EXPECT_ERRNO(ERANGE, rma_raw(self->fd, &op, 1));
 		/* itself: 8192 bytes in units of 4 */
-		op = op_desc(opc, p.win, 0, b, 1, 2048);
-		EXPECT_ERRNO(ERANGE, rma_raw(p.fd, &op, 1));
-		op = op_desc(opc, p.win, 0, b, 5, 2047);
-		EXPECT_ERRNO(ERANGE, rma_raw(p.fd, &op, 1));
-		op = op_desc(opc, p.win, 0, b, 1, UINT64_MAX / 4 + 1);
-		EXPECT_ERRNO(ERANGE, rma_raw(p.fd, &op, 1));
+		op = op_desc(opc, self->win, 0, b, 1, 2048);
+		EXPECT_ERRNO(ERANGE, rma_raw(self->fd, &op, 1));
+		op = op_desc(opc, self->win, 0, b, 5, 2047);
+		EXPECT_ERRNO(ERANGE, rma_raw(self->fd, &op, 1));
+		op = op_desc(opc, self->win, 0, b, 1, UINT64_MAX / 4 + 1);
+		EXPECT_ERRNO(ERANGE, rma_raw(self->fd, &op, 1));
 	}
-	pair_finish(_metadata, &p);
 	free(b);
 }
 
-TEST(rma_unknown_window_enoent)
+TEST_F(pair, rma_unknown_window_enoent)
 {
 	struct rmawin_op_desc op;
 	unsigned char b[8] = { 0 };
-	struct pair p;
 
-	pair_start(_metadata, &p, 28620);
-	op = op_desc(RMAWIN_OP_PUT, p.win + 1, 1, b, 1, 0);
-	EXPECT_ERRNO(ENOENT, rma_raw(p.fd, &op, 1));
+	op = op_desc(RMAWIN_OP_PUT, self->win + 1, 1, b, 1, 0);
+	EXPECT_ERRNO(ENOENT, rma_raw(self->fd, &op, 1));
 	op.win = 0xffffffff;
-	EXPECT_ERRNO(ENOENT, rma_raw(p.fd, &op, 1));
+	EXPECT_ERRNO(ENOENT, rma_raw(self->fd, &op, 1));
 	op.opcode = RMAWIN_OP_GET;
-	EXPECT_ERRNO(ENOENT, rma_raw(p.fd, &op, 1));
-	EXPECT_ERRNO(ENOENT, fence_raw(p.fd, p.win + 1, 0));
-	pair_finish(_metadata, &p);
+	EXPECT_ERRNO(ENOENT, rma_raw(self->fd, &op, 1));
+	EXPECT_ERRNO(ENOENT, fence_raw(self->fd, self->win + 1, 0));
 }
 
-TEST(rma_descriptor_fields_einval)
+TEST_F(pair, rma_descriptor_fields_einval)
 {
 	struct rmawin_op_desc op;
 	unsigned char b[8] = { 0 };
-	struct pair p;
 	int i;
 
-	pair_start(_metadata, &p, 28630);
-	op = op_desc(0, p.win, 1, b, 1, 0);
-	EXPECT_ERRNO(EINVAL, rma_raw(p.fd, &op, 1));
+	op = op_desc(0, self->win, 1, b, 1, 0);
+	EXPECT_ERRNO(EINVAL, rma_raw(self->fd, &op, 1));
 	op.opcode = RMAWIN_OP_LAST;
-	EXPECT_ERRNO(EINVAL, rma_raw(p.fd, &op, 1));
+	EXPECT_ERRNO(EINVAL, rma_raw(self->fd, &op, 1));
 	op.opcode = 0xff;
-	EXPECT_ERRNO(EINVAL, rma_raw(p.fd, &op, 1));
+	EXPECT_ERRNO(EINVAL, rma_raw(self->fd, &op, 1));
 
-	op = op_desc(RMAWIN_OP_PUT, p.win, 1, b, 1, 0);
+	op = op_desc(RMAWIN_OP_PUT, self->win, 1, b, 1, 0);
 	op.flags = 1;
-	EXPECT_ERRNO(EINVAL, rma_raw(p.fd, &op, 1));
+	EXPECT_ERRNO(EINVAL, rma_raw(self->fd, &op, 1));
 	op.flags = 0x80;
-	EXPECT_ERRNO(EINVAL, rma_raw(p.fd, &op, 1));
+	EXPECT_ERRNO(EINVAL, rma_raw(self->fd, &op, 1));
 	op.flags = 0;
 	/* a tag belongs to notified puts only */
 	op.tag = 0x80000000;
-	EXPECT_ERRNO(EINVAL, rma_raw(p.fd, &op, 1));
+	EXPECT_ERRNO(EINVAL, rma_raw(self->fd, &op, 1));
 	op.tag = 0;
 	op.reserved = 1ULL << 63;
-	EXPECT_ERRNO(EINVAL, rma_raw(p.fd, &op, 1));
+	EXPECT_ERRNO(EINVAL, rma_raw(self->fd, &op, 1));
 	op.reserved = 0;
 	/* the accumulate family's fields are zero for a put or a get */
 	for (i = 0; i < 2; i++) {
 		op.opcode = i ? RMAWIN_OP_GET : RMAWIN_OP_PUT;
 		op.acc_op = 1;
-		EXPECT_ERRNO_LOG(EINVAL, rma_raw(p.fd, &op, 1), "acc_op, opcode %d", op.opcode);
+		EXPECT_ERRNO_LOG(EINVAL, rma_raw(self->fd, &op, 1), "acc_op, opcode %d", op.opcode);
 		op.acc_op = 0;
 		op.datatype = 1;
-		EXPECT_ERRNO_LOG(EINVAL, rma_raw(p.fd, &op, 1), "datatype, opcode %d", op.opcode);
+		EXPECT_ERRNO_LOG(EINVAL, rma_raw(self->fd, &op, 1), "datatype, opcode %d",
+				 op.opcode);
 		op.datatype = 0;
 		op.result = (uintptr_t)b;
-		EXPECT_ERRNO_LOG(EINVAL, rma_raw(p.fd, &op, 1), "result, opcode %d", op.opcode);
+		EXPECT_ERRNO_LOG(EINVAL, rma_raw(self->fd, &op, 1), "result, opcode %d", op.opcode);
 		op.result = 0;
 		op.compare = (uintptr_t)b;
-		EXPECT_ERRNO_LOG(EINVAL, rma_raw(p.fd, &op, 1), "compare, opcode %d", op.opcode);
+		EXPECT_ERRNO_LOG(EINVAL, rma_raw(self->fd, &op, 1), "compare, opcode %d",
+				 op.opcode);
 		op.compare = 0;
 	}
-	pair_finish(_metadata, &p);
 }
 
-TEST(rma_struct_fields)
+TEST_F(pair, rma_struct_fields)
 {
 	struct rmawin_op_desc ops[1025], op;
 	struct {
@@ -1471,13 +1472,11 @@ TEST(rma_struct_fields)
 	struct rmawin_rma r;
 	unsigned char b[8] = { 0 };
 	unsigned char *page;
-	struct pair p;
 	int i;
 
-	pair_start(_metadata, &p, 28640);
-	op = op_desc(RMAWIN_OP_PUT, p.win, 1, b, 1, 0);
-	for (i = 0; i < 1025; i++)
-		ops[i] = op_desc(RMAWIN_OP_PUT, p.win, 1, b, 0, 0);	/* empty: no effect */
+	op = op_desc(RMAWIN_OP_PUT, self->win, 1, b, 1, 0);
+	for (i = 0; i < 1025; i++)	/* empty: no effect */
+		ops[i] = op_desc(RMAWIN_OP_PUT, self->win, 1, b, 0, 0);
 
 	memset(&r, 0, sizeof(r));
 	r.size = sizeof(r);
@@ -1485,18 +1484,18 @@ TEST(rma_struct_fields)
 	r.nops = 1;
 	r.op_size = sizeof(op);
 	r.flags = 1;
-	EXPECT_ERRNO(EINVAL, ioctl(p.fd, RMAWIN_IOC_RMA, &r));
+	EXPECT_ERRNO(EINVAL, ioctl(self->fd, RMAWIN_IOC_RMA, &r));
 	r.flags = 0x80000000;
-	EXPECT_ERRNO(EINVAL, ioctl(p.fd, RMAWIN_IOC_RMA, &r));
+	EXPECT_ERRNO(EINVAL, ioctl(self->fd, RMAWIN_IOC_RMA, &r));
 	r.flags = 0;
 	r.nops = 0;
-	EXPECT_ERRNO(EINVAL, ioctl(p.fd, RMAWIN_IOC_RMA, &r));
+	EXPECT_ERRNO(EINVAL, ioctl(self->fd, RMAWIN_IOC_RMA, &r));
 	r.ops_ptr = (uintptr_t)ops;
 	r.nops = 1025;
-	EXPECT_ERRNO(EINVAL, ioctl(p.fd, RMAWIN_IOC_RMA, &r));
+	EXPECT_ERRNO(EINVAL, ioctl(self->fd, RMAWIN_IOC_RMA, &r));
 	r.nops = 1024;
-	EXPECT_EQ(0, ioctl(p.fd, RMAWIN_IOC_RMA, &r)) TH_LOG("1024 empty operations: %s",
-							 strerror(errno));
+	EXPECT_EQ(0, ioctl(self->fd, RMAWIN_IOC_RMA, &r)) TH_LOG("1024 empty operations: %s",
+								 strerror(errno));
 	r.ops_ptr = (uintptr_t)&op;
 	r.nops = 1;
 	/*
@@ -1506,42 +1505,41 @@ TEST(rma_struct_fields)
 	r.op_size = RMAWIN_OP_DESC_SIZE_VER0;
 	r.ops_ptr = (uintptr_t)&ops[0];
 	EXPECT_EQ(64, RMAWIN_OP_DESC_SIZE_VER0);
-	EXPECT_EQ(0, ioctl(p.fd, RMAWIN_IOC_RMA, &r)) TH_LOG("a first-revision descriptor: %s",
-							 strerror(errno));
+	EXPECT_EQ(0, ioctl(self->fd, RMAWIN_IOC_RMA, &r)) TH_LOG("a first-revision descriptor: %s",
+								 strerror(errno));
 	r.ops_ptr = (uintptr_t)&op;
 	r.op_size = RMAWIN_OP_DESC_SIZE_VER0 - 8;
-	EXPECT_ERRNO(EINVAL, ioctl(p.fd, RMAWIN_IOC_RMA, &r));
+	EXPECT_ERRNO(EINVAL, ioctl(self->fd, RMAWIN_IOC_RMA, &r));
 	r.op_size = 0;
-	EXPECT_ERRNO(EINVAL, ioctl(p.fd, RMAWIN_IOC_RMA, &r));
+	EXPECT_ERRNO(EINVAL, ioctl(self->fd, RMAWIN_IOC_RMA, &r));
 	r.op_size = 1;
-	EXPECT_ERRNO(EINVAL, ioctl(p.fd, RMAWIN_IOC_RMA, &r));
+	EXPECT_ERRNO(EINVAL, ioctl(self->fd, RMAWIN_IOC_RMA, &r));
 
 	/* a descriptor from a later ABI: a zero tail is fine, anything else is not */
 	memset(&big, 0, sizeof(big));
-	big.d = op_desc(RMAWIN_OP_PUT, p.win, 1, b, 0, 0);
+	big.d = op_desc(RMAWIN_OP_PUT, self->win, 1, b, 0, 0);
 	r.ops_ptr = (uintptr_t)&big;
 	r.op_size = sizeof(big);
-	EXPECT_EQ(0, ioctl(p.fd, RMAWIN_IOC_RMA, &r)) TH_LOG("larger op_size, zero tail: %s",
-							 strerror(errno));
+	EXPECT_EQ(0, ioctl(self->fd, RMAWIN_IOC_RMA, &r)) TH_LOG("larger op_size, zero tail: %s",
+								 strerror(errno));
 	big.tail = 1;
-	EXPECT_ERRNO(E2BIG, ioctl(p.fd, RMAWIN_IOC_RMA, &r));
+	EXPECT_ERRNO(E2BIG, ioctl(self->fd, RMAWIN_IOC_RMA, &r));
 
 	/* descriptors in memory that is not there */
 	r.op_size = sizeof(op);
 	r.ops_ptr = 0;
-	EXPECT_ERRNO(EFAULT, ioctl(p.fd, RMAWIN_IOC_RMA, &r));
+	EXPECT_ERRNO(EFAULT, ioctl(self->fd, RMAWIN_IOC_RMA, &r));
 	page = mmap(NULL, 2 * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(MAP_FAILED, page);
 	ASSERT_EQ(0, munmap(page + 4096, 4096));
 	r.ops_ptr = (uintptr_t)(page + 4096);
-	EXPECT_ERRNO(EFAULT, ioctl(p.fd, RMAWIN_IOC_RMA, &r));
+	EXPECT_ERRNO(EFAULT, ioctl(self->fd, RMAWIN_IOC_RMA, &r));
 	/* the first descriptor readable (and valid), the second not: none is issued */
 	memcpy(page + 4096 - sizeof(op), &op, sizeof(op));
 	r.ops_ptr = (uintptr_t)(page + 4096 - sizeof(op));
 	r.nops = 2;
-	EXPECT_ERRNO(EFAULT, ioctl(p.fd, RMAWIN_IOC_RMA, &r));
+	EXPECT_ERRNO(EFAULT, ioctl(self->fd, RMAWIN_IOC_RMA, &r));
 	munmap(page, 4096);
-	pair_finish(_metadata, &p);
 }
 
 /*
@@ -1549,12 +1547,11 @@ TEST(rma_struct_fields)
  * at the end fails the batch, and none of the good ones before it (to
  * the peer, and to itself, which would be a copy done at once) lands.
  */
-TEST(rma_batch_with_one_bad_op_issues_none)
+TEST_F(pair, rma_batch_with_one_bad_op_issues_none)
 {
 	unsigned char small[100], large[20000];
 	struct rmawin_op_desc ops[5];
 	unsigned char *hole;
-	struct pair p;
 	unsigned int i;
 	struct {
 		const char *what;
@@ -1566,18 +1563,18 @@ TEST(rma_batch_with_one_bad_op_issues_none)
 		{ "unmapped small origin", EFAULT },
 	};
 
-	pair_start(_metadata, &p, 28650);
 	memset(small, 0x33, sizeof(small));
 	memset(large, 0x44, sizeof(large));
 	hole = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(MAP_FAILED, hole);
 	ASSERT_EQ(0, munmap(hole, 4096));
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
-		ops[0] = op_desc(RMAWIN_OP_PUT, p.win, 1, small, sizeof(small), 0);
-		ops[1] = op_desc(RMAWIN_OP_PUT, p.win, 0, small, sizeof(small), 0);	/* itself */
-		ops[2] = op_desc(RMAWIN_OP_PUT, p.win, 1, large, sizeof(large), 1000);
-		ops[3] = op_desc(RMAWIN_OP_GET, p.win, 1, small, sizeof(small), 200);
-		ops[4] = op_desc(RMAWIN_OP_PUT, p.win, 1, small, 10, 300);
+		ops[0] = op_desc(RMAWIN_OP_PUT, self->win, 1, small, sizeof(small), 0);
+		/* to itself */
+		ops[1] = op_desc(RMAWIN_OP_PUT, self->win, 0, small, sizeof(small), 0);
+		ops[2] = op_desc(RMAWIN_OP_PUT, self->win, 1, large, sizeof(large), 1000);
+		ops[3] = op_desc(RMAWIN_OP_GET, self->win, 1, small, sizeof(small), 200);
+		ops[4] = op_desc(RMAWIN_OP_PUT, self->win, 1, small, 10, 300);
 		switch (i) {
 		case 0:
 			ops[4].opcode = 0x7f;
@@ -1592,7 +1589,7 @@ TEST(rma_batch_with_one_bad_op_issues_none)
 			ops[4].target = 2;
 			break;
 		case 4:
-			ops[4].win = p.win + 7;
+			ops[4].win = self->win + 7;
 			break;
 		case 5:
 			ops[4].target_disp = PEER_WIN - 5;
@@ -1601,64 +1598,57 @@ TEST(rma_batch_with_one_bad_op_issues_none)
 			ops[4].origin = (uintptr_t)hole;
 			break;
 		}
-		EXPECT_ERRNO_LOG(bad[i].err, rma_raw(p.fd, ops, 5),
+		EXPECT_ERRNO_LOG(bad[i].err, rma_raw(self->fd, ops, 5),
 				 "batch whose last operation has %s", bad[i].what);
 	}
 	/* the gets, had they been issued, would have overwritten small */
 	EXPECT_EQ(-1, check_fill(small, sizeof(small), 0x33))
 		TH_LOG("a get of a refused batch wrote to its origin buffer");
-	pair_finish(_metadata, &p);
 }
 
-TEST(fence_fields)
+TEST_F(pair, fence_fields)
 {
 	struct rmawin_fence f;
-	struct pair p;
 
-	pair_start(_metadata, &p, 28660);
 	memset(&f, 0, sizeof(f));
 	f.size = sizeof(f);
-	f.win = p.win;
+	f.win = self->win;
 	f.flags = RMAWIN_MODE_ALL + 1;
-	EXPECT_ERRNO(EINVAL, ioctl(p.fd, RMAWIN_IOC_FENCE, &f));
+	EXPECT_ERRNO(EINVAL, ioctl(self->fd, RMAWIN_IOC_FENCE, &f));
 	f.flags = 0x80000000;
-	EXPECT_ERRNO(EINVAL, ioctl(p.fd, RMAWIN_IOC_FENCE, &f));
+	EXPECT_ERRNO(EINVAL, ioctl(self->fd, RMAWIN_IOC_FENCE, &f));
 	f.flags = 0;
 	f.reserved = 1;
-	EXPECT_ERRNO(EINVAL, ioctl(p.fd, RMAWIN_IOC_FENCE, &f));
+	EXPECT_ERRNO(EINVAL, ioctl(self->fd, RMAWIN_IOC_FENCE, &f));
 	f.reserved = 0;
-	f.win = p.win + 1;
-	EXPECT_ERRNO(ENOENT, ioctl(p.fd, RMAWIN_IOC_FENCE, &f));
+	f.win = self->win + 1;
+	EXPECT_ERRNO(ENOENT, ioctl(self->fd, RMAWIN_IOC_FENCE, &f));
 	f.win = 0xffffffff;
-	EXPECT_ERRNO(ENOENT, ioctl(p.fd, RMAWIN_IOC_FENCE, &f));
-	/* (the valid fences of pair_finish use flags 0 and NOSTORE | NOPUT) */
-	pair_finish(_metadata, &p);
+	EXPECT_ERRNO(ENOENT, ioctl(self->fd, RMAWIN_IOC_FENCE, &f));
+	/* (the valid fences of the teardown use flags 0 and NOSTORE | NOPUT) */
 }
 
-TEST(win_create_fields_einval)
+TEST_F(pair, win_create_fields_einval)
 {
 	struct rmawin_win_create c;
 	unsigned char buf[4096];
-	struct pair p;
 
-	pair_start(_metadata, &p, 28670);
 	memset(&c, 0, sizeof(c));
 	c.size = sizeof(c);
 	c.base = (uintptr_t)buf;
 	c.length = sizeof(buf);
 	c.disp_unit = 1;
 	c.flags = 0x2;
-	EXPECT_ERRNO(EINVAL, ioctl(p.fd, RMAWIN_IOC_WIN_CREATE, &c));
+	EXPECT_ERRNO(EINVAL, ioctl(self->fd, RMAWIN_IOC_WIN_CREATE, &c));
 	c.flags = 0x80000000;
-	EXPECT_ERRNO(EINVAL, ioctl(p.fd, RMAWIN_IOC_WIN_CREATE, &c));
+	EXPECT_ERRNO(EINVAL, ioctl(self->fd, RMAWIN_IOC_WIN_CREATE, &c));
 	c.flags = 0;
 	c.mmap_offset = 1;	/* in: must be 0 */
-	EXPECT_ERRNO(EINVAL, ioctl(p.fd, RMAWIN_IOC_WIN_CREATE, &c));
+	EXPECT_ERRNO(EINVAL, ioctl(self->fd, RMAWIN_IOC_WIN_CREATE, &c));
 	c.mmap_offset = 0;
 	c.disp_unit = 0;
-	EXPECT_ERRNO(EINVAL, ioctl(p.fd, RMAWIN_IOC_WIN_CREATE, &c));
-	/* none of these was collective: the group goes on (pair_finish) */
-	pair_finish(_metadata, &p);
+	EXPECT_ERRNO(EINVAL, ioctl(self->fd, RMAWIN_IOC_WIN_CREATE, &c));
+	/* none of these was collective: the group goes on (the teardown) */
 }
 
 /* Window operations on a fresh endpoint, and on one that is bound but never joined. */
@@ -1699,58 +1689,58 @@ static int freed_rank(int rank, int n, void *arg)
 	__u32 win, win2;
 	int fd;
 
-	me = rank;
 	RMAWIN_TEST_TRY(1, rmawin_test_open(rank, n, *(int *)arg, &ep));
 	fd = rmawin_ep_fd(ep);
 	if (create_raw(fd, buf, sizeof(buf), 1, &win) ||
 	    create_raw(fd, buf, sizeof(buf), 1, &win2) || fence_raw(fd, win, 0) ||
 	    fence_raw(fd, win2, 0)) {
-		RANK_MSG("WIN_CREATE/FENCE: %s", strerror(errno));
+		RMAWIN_TEST_MSG("WIN_CREATE/FENCE: %s", strerror(errno));
 		return 2;
 	}
 	if (free_raw(fd, win)) {
-		RANK_MSG("WIN_FREE: %s", strerror(errno));
+		RMAWIN_TEST_MSG("WIN_FREE: %s", strerror(errno));
 		return 3;
 	}
 	op = op_desc(RMAWIN_OP_PUT, win, 1 - rank, b, 1, 0);
 	if (rma_raw(fd, &op, 1) != -1 || errno != ENOENT) {
-		RANK_MSG("put into a freed window: %s, want ENOENT", strerror(errno));
+		RMAWIN_TEST_MSG("put into a freed window: %s, want ENOENT", strerror(errno));
 		return 4;
 	}
 	op.opcode = RMAWIN_OP_GET;
 	op.target = rank;
 	if (rma_raw(fd, &op, 1) != -1 || errno != ENOENT) {
-		RANK_MSG("get from a freed window (own rank): %s, want ENOENT", strerror(errno));
+		RMAWIN_TEST_MSG("get from a freed window (own rank): %s, want ENOENT",
+				strerror(errno));
 		return 5;
 	}
 	if (fence_raw(fd, win, 0) != -1 || errno != ENOENT) {
-		RANK_MSG("fence on a freed window: %s, want ENOENT", strerror(errno));
+		RMAWIN_TEST_MSG("fence on a freed window: %s, want ENOENT", strerror(errno));
 		return 6;
 	}
 	if (free_raw(fd, win) != -1 || errno != ENOENT) {
-		RANK_MSG("second free of a window: %s, want ENOENT", strerror(errno));
+		RMAWIN_TEST_MSG("second free of a window: %s, want ENOENT", strerror(errno));
 		return 7;
 	}
 	/* the other window is still fine */
 	op = op_desc(RMAWIN_OP_PUT, win2, 1 - rank, b, 1, 0);
 	if (rma_raw(fd, &op, 1) || fence_raw(fd, win2, 0) || free_raw(fd, win2)) {
-		RANK_MSG("the window still alive: %s", strerror(errno));
+		RMAWIN_TEST_MSG("the window still alive: %s", strerror(errno));
 		return 8;
 	}
 	RMAWIN_TEST_TRY(9, rmawin_ep_close(ep));
 	return 0;
 }
 
-TEST(freed_window_enoent)
+TEST_F(path, freed_window_enoent)
 {
-	int port = 28680;
+	int port = rmawin_test_ports(2);
 
 	EXPECT_EQ(2, rmawin_test_run_ranks_for(_metadata, 2, freed_rank, &port, 25));
 	rmawin_test_expect_no_leaks(_metadata);
 }
 
 /* In a group of one, target 1 is no rank; target 0 is a local copy. */
-TEST(singleton_rank_checks)
+TEST_F(path, singleton_rank_checks)
 {
 	unsigned char w[4096], src[300];
 	struct rmawin_op_desc op;
@@ -1758,7 +1748,7 @@ TEST(singleton_rank_checks)
 	int fd;
 	__u32 win;
 
-	ASSERT_EQ(0, rmawin_test_open(0, 1, 28690, &ep));
+	ASSERT_EQ(0, rmawin_test_open(0, 1, rmawin_test_ports(1), &ep));
 	fd = rmawin_ep_fd(ep);
 	memset(w, WFILL, sizeof(w));
 	ASSERT_EQ(0, create_raw(fd, w, sizeof(w), 1, &win));

@@ -18,6 +18,7 @@
 
 #include "kselftest_harness.h"
 #include "rmawin_key.h"
+#include "rmawin_ports.h"
 
 #define RMAWIN_DEV_PATH		"/dev/rmawin"
 #define RMAWIN_STATS_PATH	"/sys/kernel/debug/rmawin/stats"
@@ -120,8 +121,92 @@ static inline const char *rmawin_test_ip(void)
 }
 
 /*
+ * The library's two paths.  With its ring (the default) librmawin issues
+ * small puts and gets, the accumulate family and flushes through the
+ * endpoint's mmap'd ring; without one (RMAWIN_EP_NO_RING, RMAWIN_NO_RING=1)
+ * every call is an ioctl.  The suites that test through the library run
+ * each such test on both paths, as the variants "ring" and "no_ring" of its
+ * fixture: RMAWIN_TEST_PATHS(f) declares a fixture f with just these two
+ * variants; a fixture of its own has an int no_ring in its FIXTURE_VARIANT,
+ * adds its variants with RMAWIN_TEST_VARIANT_ADD (NAME_ring and
+ * NAME_no_ring) and calls rmawin_test_path() first thing in its
+ * FIXTURE_SETUP, before any rank is forked.
+ *
+ * RMAWIN_TEST_PATH=ring (or no_ring) in the environment runs one path only:
+ * the other path's variants are not registered at all (make check-debug,
+ * whose checkers look at the kernel, which both paths share), so they are
+ * neither run nor counted.
+ */
+static int rmawin_test_no_ring;
+
+/* Is the path @no_ring one this run takes (RMAWIN_TEST_PATH)? */
+static inline int rmawin_test_path_wanted(int no_ring)
+{
+	const char *only = getenv("RMAWIN_TEST_PATH");
+
+	return !only || !*only || !strcmp(only, no_ring ? "no_ring" : "ring");
+}
+
+/*
+ * Take the path of the variant: every endpoint the test and its ranks open
+ * afterwards uses the ring or does not, whether through rmawin_test_open_on()
+ * (RMAWIN_EP_NO_RING) or another way (RMAWIN_NO_RING, which the library
+ * reads too).  For FIXTURE_SETUP, before any rank is forked.
+ */
+static inline void rmawin_test_path(int no_ring)
+{
+	rmawin_test_no_ring = no_ring;
+	if (no_ring)
+		setenv("RMAWIN_NO_RING", "1", 1);
+	else
+		unsetenv("RMAWIN_NO_RING");
+}
+
+/*
+ * FIXTURE_VARIANT_ADD() for a variant on the library path @nr (1: no ring),
+ * registered only when this run takes that path.  It registers the way
+ * FIXTURE_VARIANT_ADD() does, with the condition added.
+ */
+#define RMAWIN_TEST_PATH_VARIANT(fixture_name, variant_name, nr, ...)			\
+	extern FIXTURE_VARIANT(fixture_name)						\
+		_##fixture_name##_##variant_name##_variant;				\
+	static struct __fixture_variant_metadata					\
+		_##fixture_name##_##variant_name##_object =				\
+		{ .name = #variant_name,						\
+		  .data = &_##fixture_name##_##variant_name##_variant };		\
+	static void __attribute__((constructor))					\
+		_register_##fixture_name##_##variant_name(void)				\
+	{										\
+		if (rmawin_test_path_wanted(nr))					\
+			__register_fixture_variant(&_##fixture_name##_fixture_object,	\
+				&_##fixture_name##_##variant_name##_object);		\
+	}										\
+	FIXTURE_VARIANT(fixture_name)							\
+		_##fixture_name##_##variant_name##_variant = { .no_ring = nr, __VA_ARGS__ }
+
+#define RMAWIN_TEST_PATHS(fixture_name)						\
+	FIXTURE(fixture_name) {};						\
+	FIXTURE_VARIANT(fixture_name) {						\
+		int no_ring;							\
+	};									\
+	RMAWIN_TEST_PATH_VARIANT(fixture_name, ring, 0);			\
+	RMAWIN_TEST_PATH_VARIANT(fixture_name, no_ring, 1);			\
+	FIXTURE_SETUP(fixture_name)						\
+	{									\
+		rmawin_test_path(variant->no_ring);				\
+	}									\
+	FIXTURE_TEARDOWN(fixture_name) {}
+
+/* Variants @name_ring and @name_no_ring of @fixture_name, the rest as given. */
+#define RMAWIN_TEST_VARIANT_ADD(fixture_name, name, ...)				\
+	RMAWIN_TEST_PATH_VARIANT(fixture_name, name##_ring, 0, __VA_ARGS__);		\
+	RMAWIN_TEST_PATH_VARIANT(fixture_name, name##_no_ring, 1, __VA_ARGS__)
+
+/*
  * Open rank @rank of @n through the library; rank r listens on @ip at
- * @port + r.  @ibdev NULL: the device that owns @ip.
+ * @port + r.  @ibdev NULL: the device that owns @ip.  On the path the test
+ * runs on (rmawin_test_path()): without a ring, an endpoint that has one
+ * anyway is closed again and -EPROTO.
  */
 static inline int rmawin_test_open_on(const char *ip, const char *ibdev, int rank, int n,
 				      int port, unsigned int timeout_ms, struct rmawin_ep **ep)
@@ -132,8 +217,9 @@ static inline int rmawin_test_open_on(const char *ip, const char *ibdev, int ran
 	struct rmawin_ep_attr attr = {
 		.rank = rank, .nranks = n, .addrs = addrs, .ibdev = ibdev,
 		.timeout_ms = timeout_ms, .job_key = key,
+		.flags = rmawin_test_no_ring ? RMAWIN_EP_NO_RING : 0,
 	};
-	int i;
+	int i, ret;
 
 	attr.job_key_len = rmawin_test_key(key);
 	if (n > 64)
@@ -142,7 +228,14 @@ static inline int rmawin_test_open_on(const char *ip, const char *ibdev, int ran
 		snprintf(buf[i], sizeof(buf[i]), "%.64s:%d", ip, port + i);
 		addrs[i] = buf[i];
 	}
-	return rmawin_ep_open(&attr, ep);
+	ret = rmawin_ep_open(&attr, ep);
+	if (!ret && rmawin_test_no_ring && rmawin_ep_ring_active(*ep)) {
+		fprintf(stderr, "#   rank %d: a ring though RMAWIN_EP_NO_RING\n", rank);
+		rmawin_ep_close(*ep);
+		*ep = NULL;
+		return -EPROTO;
+	}
+	return ret;
 }
 
 /* Rank @rank of @n on the guest's rxe0 address, ports @port.. */
@@ -167,10 +260,13 @@ static inline double rmawin_test_now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* Start fn(rank, n, arg) in a child process; returns its pid. */
-/* The rank a forked rank's process plays, for its messages; -1 in the parent. */
+/*
+ * The rank this process plays, for its messages: set in a forked rank's
+ * process; -1 in the test's, unless the test plays a rank itself.
+ */
 static int rmawin_test_rank = -1;
 
+/* Start fn(rank, n, arg) in a child process; returns its pid. */
 static inline pid_t rmawin_test_fork_rank(int rank, int n, int (*fn)(int, int, void *),
 					  void *arg)
 {
@@ -341,15 +437,16 @@ static inline int rmawin_test_ep_rank(int rank, int n, void *arg)
 
 /*
  * Run fn(ep, arg) in @n child processes, ep being rank i of @n opened with
- * rmawin_test_open(i, n, @port) and closed after fn returns (exit 100 if
- * the open fails, 101 if the close does).  Waits as rmawin_test_run_ranks_for()
- * does, at most @deadline_s seconds; returns the number of ranks that exited 0.
+ * rmawin_test_open(i, n, port) on @n ports of its own and closed after fn
+ * returns (exit 100 if the open fails, 101 if the close does).  Waits as
+ * rmawin_test_run_ranks_for() does, at most @deadline_s seconds; returns the
+ * number of ranks that exited 0.
  */
-static inline int rmawin_test_run_eps(struct __test_metadata *_metadata, int n, int port,
+static inline int rmawin_test_run_eps(struct __test_metadata *_metadata, int n,
 				      int (*fn)(struct rmawin_ep *ep, void *arg), void *arg,
 				      int deadline_s)
 {
-	struct rmawin_test_eps e = { .port = port, .fn = fn, .arg = arg };
+	struct rmawin_test_eps e = { .port = rmawin_test_ports(n), .fn = fn, .arg = arg };
 
 	return rmawin_test_run_ranks_for(_metadata, n, rmawin_test_ep_rank, &e, deadline_s);
 }
@@ -381,6 +478,10 @@ static inline int rmawin_test_run_eps(struct __test_metadata *_metadata, int n, 
 			bad = 1;						\
 		}								\
 	} while (0)
+
+/* A rank's message to the test's output, as RMAWIN_TEST_TRY's. */
+#define RMAWIN_TEST_MSG(fmt, ...)						\
+	fprintf(stderr, "#   rank %d: " fmt "\n", rmawin_test_rank, ##__VA_ARGS__)
 
 /*
  * Once every process of a test has exited, nothing of the module's may

@@ -8,9 +8,11 @@ cd "$(dirname "$0")/../.." || exit 1
 # shellcheck source=selftests/rmawin/tap.sh
 . selftests/rmawin/tap.sh
 
+# every run its own ports, from here up
+port=25000
+
 echo "TAP version 13"
 echo "1..6"
-port=25000
 for ranks in 2 4 8; do
 	check "sync_check: accumulate, locks, PSCW, notify on $ranks ranks in one guest" \
 		tools/rmarun -n "$ranks" --port "$port" --timeout 600 -- selftests/rmawin/sync_check

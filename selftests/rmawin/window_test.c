@@ -12,12 +12,19 @@
 
 #include "rmawin_test.h"
 
+/*
+ * The tests between ranks, which go through the library, run on both of
+ * its paths (path.ring.NAME and path.no_ring.NAME); those of the raw
+ * ioctls on a singleton once.
+ */
+RMAWIN_TEST_PATHS(path);
+
 static int join_singleton(int fd, int port)
 {
 	struct rmawin_addr a = { .family = AF_INET, .port = port };
 	struct rmawin_group_join j = { .size = sizeof(j), .nranks = 1 };
 
-	inet_pton(AF_INET, "198.18.0.1", a.addr);
+	inet_pton(AF_INET, rmawin_test_ip(), a.addr);
 	j.addrs_ptr = (uintptr_t)&a;
 	return ioctl(fd, RMAWIN_IOC_GROUP_JOIN, &j);
 }
@@ -40,7 +47,7 @@ FIXTURE_SETUP(single)
 {
 	self->fd = open(RMAWIN_DEV_PATH, O_RDWR);
 	ASSERT_LE(0, self->fd);
-	ASSERT_EQ(0, join_singleton(self->fd, 26000));
+	ASSERT_EQ(0, join_singleton(self->fd, rmawin_test_ports(1)));
 }
 
 FIXTURE_TEARDOWN(single)
@@ -148,22 +155,15 @@ TEST_F(single, mapping_outlives_window)
 }
 
 /* Two ranks put into each other's allocated windows through the library. */
-static int alloc_rank(int rank)
+static int alloc_rank(int rank, int port)
 {
-	char a0[32], a1[32];
-	const char *addrs[] = { a0, a1 };
-	uint8_t key[RMAWIN_JOB_KEY_MAX];
-	struct rmawin_ep_attr attr = { .rank = rank, .nranks = 2, .addrs = addrs,
-				       .job_key = key, .job_key_len = rmawin_test_key(key) };
 	struct rmawin_win *win;
 	struct rmawin_ep *ep;
 	unsigned char src[20000], *base;
 	size_t i, len = sizeof(src);
 	int ret;
 
-	snprintf(a0, sizeof(a0), "198.18.0.1:26100");
-	snprintf(a1, sizeof(a1), "198.18.0.1:26101");
-	if (rmawin_ep_open(&attr, &ep))
+	if (rmawin_test_open_on(rmawin_test_ip(), NULL, rank, 2, port, 0, &ep))
 		return 1;
 	if (rmawin_win_allocate(ep, len + 64, 1, 0, (void **)&base, &win))
 		return 2;
@@ -185,15 +185,15 @@ static int alloc_rank(int rank)
 	return 0;
 }
 
-TEST(allocate_put_between_ranks)
+TEST_F(path, allocate_put_between_ranks)
 {
+	int i, port = rmawin_test_ports(2);
 	pid_t pid[2];
-	int i;
 
 	for (i = 0; i < 2; i++) {
 		pid[i] = fork();
 		if (!pid[i])
-			_exit(alloc_rank(i));
+			_exit(alloc_rank(i, port));
 	}
 	for (i = 0; i < 2; i++)
 		rmawin_test_wait_rank(_metadata, pid[i], i);
@@ -232,18 +232,14 @@ static unsigned char huge_byte(size_t i, int rank)
  * first boundary back.  Tells the parent through @fd whether its window
  * was on huge pages, then waits for its word to free.
  */
-static int huge_rank(int rank, int fd, int go)
+static int huge_rank(int rank, int port, int fd, int go)
 {
-	char a0[32], a1[32], c;
-	const char *addrs[] = { a0, a1 };
-	uint8_t key[RMAWIN_JOB_KEY_MAX];
-	struct rmawin_ep_attr attr = { .rank = rank, .nranks = 2, .addrs = addrs,
-				       .job_key = key, .job_key_len = rmawin_test_key(key) };
 	size_t i, len = HUGE_LEN - 2048, back = 64 * 1024, gdisp = HUGE - HUGE_SKEW - 1000;
 	unsigned char *raw, *mem, *base, *src, *dst;
 	struct rmawin_win *win;
 	struct rmawin_ep *ep;
 	int ret;
+	char c;
 
 	raw = mmap(NULL, HUGE_LEN + 2 * HUGE, PROT_READ | PROT_WRITE,
 		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -257,9 +253,7 @@ static int huge_rank(int rank, int fd, int go)
 	base = mem + HUGE_SKEW;
 	for (i = 0; i < len; i++)
 		src[i] = huge_byte(i, rank);
-	snprintf(a0, sizeof(a0), "198.18.0.1:26120");
-	snprintf(a1, sizeof(a1), "198.18.0.1:26121");
-	if (rmawin_ep_open(&attr, &ep))
+	if (rmawin_test_open_on(rmawin_test_ip(), NULL, rank, 2, port, 0, &ep))
 		return 2;
 	if (rmawin_win_create(ep, base, HUGE_LEN, 1, 0, &win))
 		return 3;
@@ -289,9 +283,9 @@ static int huge_rank(int rank, int fd, int go)
 	return 0;
 }
 
-TEST(huge_page_window_between_ranks)
+TEST_F(path, huge_page_window_between_ranks)
 {
-	int up[2], go[2], i;
+	int up[2], go[2], i, port = rmawin_test_ports(2);
 	long mrs;
 	char c[2];
 	pid_t pid[2];
@@ -301,7 +295,7 @@ TEST(huge_page_window_between_ranks)
 	for (i = 0; i < 2; i++) {
 		pid[i] = fork();
 		if (!pid[i])
-			_exit(huge_rank(i, up[1], go[0]));
+			_exit(huge_rank(i, port, up[1], go[0]));
 	}
 	/* both windows exist and their data checked out: count the regions */
 	if (read(up[0], &c[0], 1) == 1 && read(up[0], &c[1], 1) == 1) {

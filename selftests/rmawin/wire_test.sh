@@ -9,6 +9,8 @@ node=${RMAWIN_VM_NODE:?run me with tools/vm --nodes 2}
 IFS=, read -r -a addrs <<<"${RMAWIN_VM_ADDRS:?}"
 ibdev=${RMAWIN_VM_IBDEV:-rxe0}
 n=0 failed=0
+# every run its own ports, from here up (the rogue's cases from port + 1000)
+port=23000
 
 check() {
 	local desc=$1
@@ -55,21 +57,21 @@ fi
 
 # rmawin itself across the wire: 2 ranks per guest, 4 in all.
 check "wire: hello, 4 ranks on 2 guests" \
-	selftests/rmawin/spread.sh 2 23000 examples/hello
+	selftests/rmawin/spread.sh 2 "$port" examples/hello
 check "wire: halo exchange, 4 ranks on 2 guests, checked against serial" \
-	selftests/rmawin/spread.sh 2 23100 examples/halo -i 200
+	selftests/rmawin/spread.sh 2 $((port + 100)) examples/halo -i 200
 check "wire: rma_check all to all, 4 ranks on 2 guests" \
-	selftests/rmawin/spread.sh 2 23200 selftests/rmawin/rma_check
+	selftests/rmawin/spread.sh 2 $((port + 200)) selftests/rmawin/rma_check
 
 # accumulate, locks, PSCW and notified put across the wire: 1, 2 and 4 ranks
 # per guest (2, 4 and 8 in all), each run followed by this guest's leak check
-port=23300
+sport=$((port + 300))
 for per in 1 2 4; do
 	check "wire: sync_check on $((2 * per)) ranks, $per per guest" \
-		timeout 900 selftests/rmawin/spread.sh "$per" "$port" selftests/rmawin/sync_check
+		timeout 900 selftests/rmawin/spread.sh "$per" "$sport" selftests/rmawin/sync_check
 	check "wire: nothing leaked on node $node after $((2 * per)) ranks" \
 		selftests/rmawin/leaks.sh
-	port=$((port + 100))
+	sport=$((sport + 100))
 done
 
 # the rogue's attacks on the other guest's victims: node 0 the victims,
@@ -77,7 +79,7 @@ done
 role=victim
 [[ $node == 1 ]] && role=rogue
 rogue_wire() {
-	selftests/rmawin/rogue_cases.sh "$role" "${addrs[0]}" "${addrs[1]}" 24000 \
+	selftests/rmawin/rogue_cases.sh "$role" "${addrs[0]}" "${addrs[1]}" $((port + 1000)) \
 		"${RMAWIN_WIRE_FUZZ_COUNT:-2000}" >/tmp/rogue_wire.tap 2>&1
 	local rc=$?
 	sed 's/^/# /' /tmp/rogue_wire.tap
