@@ -54,17 +54,6 @@ static long check(const unsigned char *p, size_t len, unsigned int seed)
 	return -1;
 }
 
-/* First byte that is not @v, or -1. */
-static long check_fill(const unsigned char *p, size_t len, unsigned char v)
-{
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		if (p[i] != v)
-			return i;
-	return -1;
-}
-
 static void *map_rw(size_t len)
 {
 	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -92,31 +81,16 @@ static int rma_raw(int fd, const struct rmawin_op_desc *ops, __u32 nops)
 	return ioctl(fd, RMAWIN_IOC_RMA, &r) ? -errno : 0;
 }
 
-static struct rmawin_op_desc op_desc(int opcode, __u32 win, int target, const void *origin,
-				     size_t len, size_t disp)
-{
-	struct rmawin_op_desc d;
-
-	memset(&d, 0, sizeof(d));
-	d.opcode = opcode;
-	d.target = target;
-	d.win = win;
-	d.origin = (uintptr_t)origin;
-	d.len = len;
-	d.target_disp = disp;
-	return d;
-}
-
 static int put_raw(int fd, __u32 win, int target, const void *origin, size_t len, size_t disp)
 {
-	struct rmawin_op_desc d = op_desc(RMAWIN_OP_PUT, win, target, origin, len, disp);
+	struct rmawin_op_desc d = rmawin_test_op(RMAWIN_OP_PUT, win, target, origin, len, disp);
 
 	return rma_raw(fd, &d, 1);
 }
 
 static int get_raw(int fd, __u32 win, int target, void *origin, size_t len, size_t disp)
 {
-	struct rmawin_op_desc d = op_desc(RMAWIN_OP_GET, win, target, origin, len, disp);
+	struct rmawin_op_desc d = rmawin_test_op(RMAWIN_OP_GET, win, target, origin, len, disp);
 
 	return rma_raw(fd, &d, 1);
 }
@@ -165,7 +139,7 @@ static int peer_rank(int rank, int n, void *arg)
 	RMAWIN_TEST_TRY(4, rmawin_fence(win, 0));	/* F1: the epoch opens */
 	RMAWIN_TEST_TRY(5, rmawin_fence(win, 0));	/* F2: it is over */
 	memcpy(sh->snap, buf, PEER_LEN);
-	sh->changed = check_fill(buf, PEER_LEN, PEER_FILL);
+	sh->changed = rmawin_test_check_fill(buf, PEER_LEN, PEER_FILL);
 	RMAWIN_TEST_TRY(6, rmawin_fence(win, 0));	/* F3: rank 0 has the snapshot */
 	RMAWIN_TEST_TRY(7, rmawin_win_free(win));
 	RMAWIN_TEST_TRY(8, rmawin_ep_close(ep));
@@ -251,7 +225,7 @@ static void pair_end_epoch(struct __test_metadata *_metadata, FIXTURE_DATA(pair)
 static void expect_untouched(struct __test_metadata *_metadata, FIXTURE_DATA(pair) *p,
 			     const char *what)
 {
-	long own = check_fill(p->own, OWN_LEN, OWN_FILL);
+	long own = rmawin_test_check_fill(p->own, OWN_LEN, OWN_FILL);
 
 	EXPECT_EQ(-1, p->sh->changed) {
 		TH_LOG("%s: data reached rank 1's window anyway (byte %ld is 0x%02x, was 0x%02x)",
@@ -308,7 +282,7 @@ TEST_F(pair, put_to_self_from_unmapped_large_origin_efault)
 	ASSERT_NE(NULL, hole);
 	EXPECT_RET(-EFAULT, put_raw(self->fd, self->win, 0, hole, 20000, 100),
 		   "20000-byte put to itself");
-	bad = check_fill(self->own, OWN_LEN, OWN_FILL);
+	bad = rmawin_test_check_fill(self->own, OWN_LEN, OWN_FILL);
 	EXPECT_EQ(-1, bad) {
 		TH_LOG("the refused put changed its own window: byte %ld is 0x%02x, was 0x%02x "
 		       "(bytes 100..%d are the target range)", bad, self->own[bad], OWN_FILL,
@@ -354,7 +328,7 @@ TEST_F(pair, get_into_readonly_origin_efault)
 		   "20000-byte get from itself");
 	pair_end_epoch(_metadata, self);
 	TH_LOG("(the fence after the refused gets returned %d)", self->f2);
-	EXPECT_EQ(-1, check_fill(ro, MIB, 0x5c)) TH_LOG("read-only memory was written");
+	EXPECT_EQ(-1, rmawin_test_check_fill(ro, MIB, 0x5c)) TH_LOG("read-only memory was written");
 }
 
 /* A put only reads its origin: read-only memory is fine, small or large. */
@@ -424,9 +398,9 @@ TEST_F(pair, batch_with_unmapped_large_origin_issues_none)
 	memset(good, 0x77, sizeof(good));
 	hole = map_hole(MIB);
 	ASSERT_NE(NULL, hole);
-	ops[0] = op_desc(RMAWIN_OP_PUT, self->win, 1, good, sizeof(good), 0);
-	ops[1] = op_desc(RMAWIN_OP_PUT, self->win, 0, good, sizeof(good), 0);
-	ops[2] = op_desc(RMAWIN_OP_PUT, self->win, 1, hole, 65536, 8192);
+	ops[0] = rmawin_test_op(RMAWIN_OP_PUT, self->win, 1, good, sizeof(good), 0);
+	ops[1] = rmawin_test_op(RMAWIN_OP_PUT, self->win, 0, good, sizeof(good), 0);
+	ops[2] = rmawin_test_op(RMAWIN_OP_PUT, self->win, 1, hole, 65536, 8192);
 	EXPECT_RET(-EFAULT, rma_raw(self->fd, ops, 3), "batch ending with a 64 KiB unmapped put");
 	pair_end_epoch(_metadata, self);
 	expect_untouched(_metadata, self, "batch ending with a 64 KiB put from unmapped memory");
@@ -864,7 +838,7 @@ static int remap_rank(int rank, int n, void *arg)
 		bad = rank == 1 && get ? check(buf, rm->len, 100 + i) : -1;
 		if (bad >= 0) {
 			RMAWIN_TEST_MSG("round %d: byte %ld got is 0x%02x, want 0x%02x%s", i, bad,
-					buf[bad], pat(100 + i, bad), check_fill(buf, rm->len, 0) < 0 ?
+					buf[bad], pat(100 + i, bad), rmawin_test_check_fill(buf, rm->len, 0) < 0 ?
 					": nothing arrived in the new buffer (written to the old pages?)" :
 					"");
 			return 15;

@@ -92,17 +92,6 @@ static long check_pat(const unsigned char *p, size_t len, uint64_t seed)
 	return -1;
 }
 
-/* Index of the first byte that is not @v, or -1. */
-static long check_fill(const unsigned char *p, size_t len, unsigned char v)
-{
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		if (p[i] != v)
-			return i;
-	return -1;
-}
-
 /* ---- window memory ----------------------------------------------------- */
 
 enum mem_kind { MEM_MALLOC, MEM_MMAP, MEM_MMAP_SHARED, MEM_STACK, MEM_ALLOCATE };
@@ -208,7 +197,7 @@ static void a2a_check_window(struct a2a_ctx *x, size_t size, size_t slot)
 
 	for (o = 0; o <= x->n; o++) {
 		r = o < x->n ? region_of(o, slot, x->unit, tskew) : x->wlen;
-		bad = check_fill(x->win + pos, r - pos, WFILL);
+		bad = rmawin_test_check_fill(x->win + pos, r - pos, WFILL);
 		if (bad >= 0) {
 			if (x->fails++ < 8) {
 				a2a_where(x, size, "put", o < x->n ? o : x->n - 1, x->me, where,
@@ -258,9 +247,9 @@ static void a2a_check_gets(struct a2a_ctx *x, size_t size, size_t slot)
 						where);
 			continue;
 		}
-		bad = check_fill(d, GUARD + ooff, GFILL);
+		bad = rmawin_test_check_fill(d, GUARD + ooff, GFILL);
 		if (bad < 0) {
-			bad = check_fill(d + GUARD + ooff + size, GUARD, GFILL);
+			bad = rmawin_test_check_fill(d + GUARD + ooff + size, GUARD, GFILL);
 			if (bad >= 0)
 				bad += GUARD + ooff + size;
 		}
@@ -522,12 +511,12 @@ static int huge_rank(int rank, int n, void *arg)
 			RMAWIN_TEST_MSG("byte %ld of the 16 MiB got is wrong", bad);
 			return 10;
 		}
-		if (check_fill(dst, GUARD + 2, GFILL) >= 0 ||
-		    check_fill(dst + GUARD + 2 + HUGE_LEN, GUARD, GFILL) >= 0) {
+		if (rmawin_test_check_fill(dst, GUARD + 2, GFILL) >= 0 ||
+		    rmawin_test_check_fill(dst + GUARD + 2 + HUGE_LEN, GUARD, GFILL) >= 0) {
 			RMAWIN_TEST_MSG("the 16 MiB get wrote outside its destination");
 			return 11;
 		}
-		if (check_fill(w, wlen, WFILL) >= 0) {
+		if (rmawin_test_check_fill(w, wlen, WFILL) >= 0) {
 			RMAWIN_TEST_MSG("rank 0's own window changed");
 			return 12;
 		}
@@ -539,9 +528,9 @@ static int huge_rank(int rank, int n, void *arg)
 					pat_byte(seed_of(PUT_DATA, 0, 1, HUGE_LEN, toff, 1), bad));
 			return 13;
 		}
-		if (check_fill(w, toff, WFILL) >= 0 ||
-		    check_fill(w + toff + HUGE_LEN, GUARD, WFILL) >= 0 ||
-		    check_fill(w + goff + HUGE_LEN, GUARD, WFILL) >= 0) {
+		if (rmawin_test_check_fill(w, toff, WFILL) >= 0 ||
+		    rmawin_test_check_fill(w + toff + HUGE_LEN, GUARD, WFILL) >= 0 ||
+		    rmawin_test_check_fill(w + goff + HUGE_LEN, GUARD, WFILL) >= 0) {
 			RMAWIN_TEST_MSG("the 16 MiB put wrote outside its target range");
 			return 14;
 		}
@@ -616,8 +605,8 @@ static int chunk_rank(int rank, int n, void *arg)
 						bad);
 				return 7;
 			}
-			if (check_fill(w, where, WFILL) >= 0 ||
-			    check_fill(w + where + cases[i].len, wlen - where - cases[i].len,
+			if (rmawin_test_check_fill(w, where, WFILL) >= 0 ||
+			    rmawin_test_check_fill(w + where + cases[i].len, wlen - where - cases[i].len,
 				       WFILL) >= 0) {
 				RMAWIN_TEST_MSG("put of %zu bytes at window offset %zu (region boundary "
 						"at %zu) wrote outside its range", cases[i].len,
@@ -700,8 +689,8 @@ static int origin_in_win_rank(int rank, int n, void *arg)
 					bad);
 			return 6;
 		}
-		if (check_fill(w + half, 5, WFILL) >= 0 ||
-		    check_fill(w + half + 5 + s, half - 5 - s, WFILL) >= 0) {
+		if (rmawin_test_check_fill(w + half, 5, WFILL) >= 0 ||
+		    rmawin_test_check_fill(w + half + 5 + s, half - 5 - s, WFILL) >= 0) {
 			RMAWIN_TEST_MSG("put of %zu bytes from window memory wrote outside its range",
 					s);
 			return 7;
@@ -842,22 +831,6 @@ TEST_F_TIMEOUT(path, many_ops_one_epoch, 60)
 
 /* ---- a batch of 1024 operations in one ioctl ----------------------------- */
 
-/* One descriptor. */
-static struct rmawin_op_desc op_desc(int opcode, __u32 win, int target, const void *origin,
-				     size_t len, size_t disp)
-{
-	struct rmawin_op_desc d;
-
-	memset(&d, 0, sizeof(d));
-	d.opcode = opcode;
-	d.target = target;
-	d.win = win;
-	d.origin = (uintptr_t)origin;
-	d.len = len;
-	d.target_disp = disp;
-	return d;
-}
-
 /* RMAWIN_IOC_RMA; -1 with errno set on failure. */
 static int rma_raw(int fd, const struct rmawin_op_desc *ops, __u32 nops)
 {
@@ -927,7 +900,7 @@ static int batch_rank(int rank, int n, void *arg)
 	for (k = 0; k < BATCH; k++) {
 		t = (rank + k) % n;
 		fill_pat(src + k * slot, k % slot + 1, seed_of(PUT_DATA, rank, t, k % slot + 1, k, 1));
-		ops[k] = op_desc(RMAWIN_OP_PUT, win, t, src + k * slot, k % slot + 1,
+		ops[k] = rmawin_test_op(RMAWIN_OP_PUT, win, t, src + k * slot, k % slot + 1,
 				 (rank * BATCH + k) * slot);
 	}
 	if (fence_raw(fd, win, 0) || rma_raw(fd, ops, BATCH) || fence_raw(fd, win, 0)) {
@@ -948,7 +921,7 @@ static int batch_rank(int rank, int n, void *arg)
 		}
 	/* and get it all back */
 	for (k = 0; k < BATCH; k++)
-		ops[k] = op_desc(RMAWIN_OP_GET, win, (rank + k) % n, dst + k * slot,
+		ops[k] = rmawin_test_op(RMAWIN_OP_GET, win, (rank + k) % n, dst + k * slot,
 				 k % slot + 1, (rank * BATCH + k) * slot);
 	if (fence_raw(fd, win, 0) || rma_raw(fd, ops, BATCH) || fence_raw(fd, win, 0)) {
 		RMAWIN_TEST_MSG("BATCH gets in one batch: %s", strerror(errno));
@@ -1032,7 +1005,7 @@ static int zero_rank(int rank, int n, void *arg)
 				return 9;
 			}
 		}
-	} else if (check_fill(buf, sizeof(buf), WFILL) >= 0) {
+	} else if (rmawin_test_check_fill(buf, sizeof(buf), WFILL) >= 0) {
 		RMAWIN_TEST_MSG("memory behind an empty window changed");
 		return 10;
 	}
@@ -1272,12 +1245,12 @@ static int peer_rank(int rank, int n, void *arg)
 	RMAWIN_TEST_TRY(3, rmawin_win_create(ep, buf, PEER_WIN, 1, 0, &win));
 	RMAWIN_TEST_TRY(4, rmawin_fence(win, 0));	/* F1: the epoch of refused operations */
 	RMAWIN_TEST_TRY(5, rmawin_fence(win, 0));	/* F2: it is over */
-	bad = check_fill(buf, PEER_WIN, PEER_FILL);
+	bad = rmawin_test_check_fill(buf, PEER_WIN, PEER_FILL);
 	rep->changed = bad;
 	rep->got = bad >= 0 ? buf[bad] : 0;
 	RMAWIN_TEST_TRY(6, rmawin_fence(win, 0));	/* F3: rank 0 has the report */
 	RMAWIN_TEST_TRY(6, rmawin_fence(win, 0));	/* F4: the last bytes are put */
-	bad = check_fill(buf, PEER_WIN - 16, PEER_FILL);
+	bad = rmawin_test_check_fill(buf, PEER_WIN - 16, PEER_FILL);
 	if (bad >= 0 || buf[PEER_WIN - 1] != 0xee) {
 		RMAWIN_TEST_MSG("the put into the last 16 bytes of the window did not land");
 		return 7;
@@ -1327,9 +1300,9 @@ FIXTURE_TEARDOWN(pair)
 	unsigned char last[16];
 
 	EXPECT_EQ(0, fence_raw(self->fd, self->win, 0)) TH_LOG("fence F2: %s", strerror(errno));
-	EXPECT_EQ(-1, check_fill(self->mem, 8192, 0x22))
+	EXPECT_EQ(-1, rmawin_test_check_fill(self->mem, 8192, 0x22))
 		TH_LOG("a refused operation changed rank 0's own window at byte %ld",
-		       check_fill(self->mem, 8192, 0x22));
+		       rmawin_test_check_fill(self->mem, 8192, 0x22));
 	EXPECT_EQ(0, fence_raw(self->fd, self->win, 0)) TH_LOG("fence F3: %s", strerror(errno));
 	EXPECT_EQ(-1, self->rep->changed)
 		TH_LOG("a refused operation reached rank 1's window: byte %ld is 0x%02x",
@@ -1337,7 +1310,7 @@ FIXTURE_TEARDOWN(pair)
 	/* an operation ending exactly at the end of the window is fine */
 	memset(last, 0xee, sizeof(last));
 	{
-		struct rmawin_op_desc op = op_desc(RMAWIN_OP_PUT, self->win, 1, last, 16,
+		struct rmawin_op_desc op = rmawin_test_op(RMAWIN_OP_PUT, self->win, 1, last, 16,
 						   PEER_WIN - 16);
 
 		EXPECT_EQ(0, rma_raw(self->fd, &op, 1)) TH_LOG("put of the last 16 bytes: %s",
@@ -1359,7 +1332,7 @@ TEST_F(pair, rma_bad_target_rank_einval)
 	struct rmawin_op_desc op;
 	unsigned char b[8] = { 0 };
 
-	op = op_desc(RMAWIN_OP_PUT, self->win, 2, b, 1, 0);
+	op = rmawin_test_op(RMAWIN_OP_PUT, self->win, 2, b, 1, 0);
 	EXPECT_ERRNO(EINVAL, rma_raw(self->fd, &op, 1));
 	op.target = 4096;
 	EXPECT_ERRNO(EINVAL, rma_raw(self->fd, &op, 1));
@@ -1378,25 +1351,25 @@ TEST_F(pair, rma_beyond_target_window_erange)
 	ASSERT_NE(NULL, b);
 	for (opc = RMAWIN_OP_PUT; opc <= RMAWIN_OP_GET; opc++) {
 		/* rank 1: PEER_WIN bytes, unit 1 */
-		op = op_desc(opc, self->win, 1, b, 1, PEER_WIN);
+		op = rmawin_test_op(opc, self->win, 1, b, 1, PEER_WIN);
 		EXPECT_ERRNO(ERANGE, rma_raw(self->fd, &op, 1));
-		op = op_desc(opc, self->win, 1, b, 2, PEER_WIN - 1);
+		op = rmawin_test_op(opc, self->win, 1, b, 2, PEER_WIN - 1);
 		EXPECT_ERRNO(ERANGE, rma_raw(self->fd, &op, 1));
-		op = op_desc(opc, self->win, 1, b, PEER_WIN + 1, 0);
+		op = rmawin_test_op(opc, self->win, 1, b, PEER_WIN + 1, 0);
 		EXPECT_ERRNO(ERANGE, rma_raw(self->fd, &op, 1));
-		op = op_desc(opc, self->win, 1, b, PEER_WIN - 8191, 8192);	/* pinned path */
+		op = rmawin_test_op(opc, self->win, 1, b, PEER_WIN - 8191, 8192);	/* pinned path */
 		EXPECT_ERRNO(ERANGE, rma_raw(self->fd, &op, 1));
 		/* disp * unit and disp * unit + len overflowing 64 bits */
-		op = op_desc(opc, self->win, 1, b, 1, UINT64_MAX);
+		op = rmawin_test_op(opc, self->win, 1, b, 1, UINT64_MAX);
 		EXPECT_ERRNO(ERANGE, rma_raw(self->fd, &op, 1));
-		op = op_desc(opc, self->win, 1, b, UINT64_MAX, 1);
+		op = rmawin_test_op(opc, self->win, 1, b, UINT64_MAX, 1);
 		EXPECT_ERRNO(ERANGE, rma_raw(self->fd, &op, 1));
 		/* itself: 8192 bytes in units of 4 */
-		op = op_desc(opc, self->win, 0, b, 1, 2048);
+		op = rmawin_test_op(opc, self->win, 0, b, 1, 2048);
 		EXPECT_ERRNO(ERANGE, rma_raw(self->fd, &op, 1));
-		op = op_desc(opc, self->win, 0, b, 5, 2047);
+		op = rmawin_test_op(opc, self->win, 0, b, 5, 2047);
 		EXPECT_ERRNO(ERANGE, rma_raw(self->fd, &op, 1));
-		op = op_desc(opc, self->win, 0, b, 1, UINT64_MAX / 4 + 1);
+		op = rmawin_test_op(opc, self->win, 0, b, 1, UINT64_MAX / 4 + 1);
 		EXPECT_ERRNO(ERANGE, rma_raw(self->fd, &op, 1));
 	}
 	free(b);
@@ -1407,7 +1380,7 @@ TEST_F(pair, rma_unknown_window_enoent)
 	struct rmawin_op_desc op;
 	unsigned char b[8] = { 0 };
 
-	op = op_desc(RMAWIN_OP_PUT, self->win + 1, 1, b, 1, 0);
+	op = rmawin_test_op(RMAWIN_OP_PUT, self->win + 1, 1, b, 1, 0);
 	EXPECT_ERRNO(ENOENT, rma_raw(self->fd, &op, 1));
 	op.win = 0xffffffff;
 	EXPECT_ERRNO(ENOENT, rma_raw(self->fd, &op, 1));
@@ -1422,14 +1395,14 @@ TEST_F(pair, rma_descriptor_fields_einval)
 	unsigned char b[8] = { 0 };
 	int i;
 
-	op = op_desc(0, self->win, 1, b, 1, 0);
+	op = rmawin_test_op(0, self->win, 1, b, 1, 0);
 	EXPECT_ERRNO(EINVAL, rma_raw(self->fd, &op, 1));
 	op.opcode = RMAWIN_OP_LAST;
 	EXPECT_ERRNO(EINVAL, rma_raw(self->fd, &op, 1));
 	op.opcode = 0xff;
 	EXPECT_ERRNO(EINVAL, rma_raw(self->fd, &op, 1));
 
-	op = op_desc(RMAWIN_OP_PUT, self->win, 1, b, 1, 0);
+	op = rmawin_test_op(RMAWIN_OP_PUT, self->win, 1, b, 1, 0);
 	op.flags = 1;
 	EXPECT_ERRNO(EINVAL, rma_raw(self->fd, &op, 1));
 	op.flags = 0x80;
@@ -1474,9 +1447,9 @@ TEST_F(pair, rma_struct_fields)
 	unsigned char *page;
 	int i;
 
-	op = op_desc(RMAWIN_OP_PUT, self->win, 1, b, 1, 0);
+	op = rmawin_test_op(RMAWIN_OP_PUT, self->win, 1, b, 1, 0);
 	for (i = 0; i < 1025; i++)	/* empty: no effect */
-		ops[i] = op_desc(RMAWIN_OP_PUT, self->win, 1, b, 0, 0);
+		ops[i] = rmawin_test_op(RMAWIN_OP_PUT, self->win, 1, b, 0, 0);
 
 	memset(&r, 0, sizeof(r));
 	r.size = sizeof(r);
@@ -1517,7 +1490,7 @@ TEST_F(pair, rma_struct_fields)
 
 	/* a descriptor from a later ABI: a zero tail is fine, anything else is not */
 	memset(&big, 0, sizeof(big));
-	big.d = op_desc(RMAWIN_OP_PUT, self->win, 1, b, 0, 0);
+	big.d = rmawin_test_op(RMAWIN_OP_PUT, self->win, 1, b, 0, 0);
 	r.ops_ptr = (uintptr_t)&big;
 	r.op_size = sizeof(big);
 	EXPECT_EQ(0, ioctl(self->fd, RMAWIN_IOC_RMA, &r)) TH_LOG("larger op_size, zero tail: %s",
@@ -1569,12 +1542,12 @@ TEST_F(pair, rma_batch_with_one_bad_op_issues_none)
 	ASSERT_NE(MAP_FAILED, hole);
 	ASSERT_EQ(0, munmap(hole, 4096));
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
-		ops[0] = op_desc(RMAWIN_OP_PUT, self->win, 1, small, sizeof(small), 0);
+		ops[0] = rmawin_test_op(RMAWIN_OP_PUT, self->win, 1, small, sizeof(small), 0);
 		/* to itself */
-		ops[1] = op_desc(RMAWIN_OP_PUT, self->win, 0, small, sizeof(small), 0);
-		ops[2] = op_desc(RMAWIN_OP_PUT, self->win, 1, large, sizeof(large), 1000);
-		ops[3] = op_desc(RMAWIN_OP_GET, self->win, 1, small, sizeof(small), 200);
-		ops[4] = op_desc(RMAWIN_OP_PUT, self->win, 1, small, 10, 300);
+		ops[1] = rmawin_test_op(RMAWIN_OP_PUT, self->win, 0, small, sizeof(small), 0);
+		ops[2] = rmawin_test_op(RMAWIN_OP_PUT, self->win, 1, large, sizeof(large), 1000);
+		ops[3] = rmawin_test_op(RMAWIN_OP_GET, self->win, 1, small, sizeof(small), 200);
+		ops[4] = rmawin_test_op(RMAWIN_OP_PUT, self->win, 1, small, 10, 300);
 		switch (i) {
 		case 0:
 			ops[4].opcode = 0x7f;
@@ -1602,7 +1575,7 @@ TEST_F(pair, rma_batch_with_one_bad_op_issues_none)
 				 "batch whose last operation has %s", bad[i].what);
 	}
 	/* the gets, had they been issued, would have overwritten small */
-	EXPECT_EQ(-1, check_fill(small, sizeof(small), 0x33))
+	EXPECT_EQ(-1, rmawin_test_check_fill(small, sizeof(small), 0x33))
 		TH_LOG("a get of a refused batch wrote to its origin buffer");
 }
 
@@ -1657,7 +1630,7 @@ TEST(window_ioctls_before_join_enotconn)
 	struct rmawin_win_create c = { .size = sizeof(c), .length = 4096, .disp_unit = 1 };
 	struct rmawin_win_free f = { .size = sizeof(f) };
 	unsigned char buf[4096];
-	struct rmawin_op_desc op = op_desc(RMAWIN_OP_PUT, 0, 0, buf, 1, 0);
+	struct rmawin_op_desc op = rmawin_test_op(RMAWIN_OP_PUT, 0, 0, buf, 1, 0);
 	int fd, pass;
 
 	c.base = (uintptr_t)buf;
@@ -1701,7 +1674,7 @@ static int freed_rank(int rank, int n, void *arg)
 		RMAWIN_TEST_MSG("WIN_FREE: %s", strerror(errno));
 		return 3;
 	}
-	op = op_desc(RMAWIN_OP_PUT, win, 1 - rank, b, 1, 0);
+	op = rmawin_test_op(RMAWIN_OP_PUT, win, 1 - rank, b, 1, 0);
 	if (rma_raw(fd, &op, 1) != -1 || errno != ENOENT) {
 		RMAWIN_TEST_MSG("put into a freed window: %s, want ENOENT", strerror(errno));
 		return 4;
@@ -1722,7 +1695,7 @@ static int freed_rank(int rank, int n, void *arg)
 		return 7;
 	}
 	/* the other window is still fine */
-	op = op_desc(RMAWIN_OP_PUT, win2, 1 - rank, b, 1, 0);
+	op = rmawin_test_op(RMAWIN_OP_PUT, win2, 1 - rank, b, 1, 0);
 	if (rma_raw(fd, &op, 1) || fence_raw(fd, win2, 0) || free_raw(fd, win2)) {
 		RMAWIN_TEST_MSG("the window still alive: %s", strerror(errno));
 		return 8;
@@ -1753,15 +1726,15 @@ TEST_F(path, singleton_rank_checks)
 	memset(w, WFILL, sizeof(w));
 	ASSERT_EQ(0, create_raw(fd, w, sizeof(w), 1, &win));
 	ASSERT_EQ(0, fence_raw(fd, win, 0));
-	op = op_desc(RMAWIN_OP_PUT, win, 1, src, 1, 0);
+	op = rmawin_test_op(RMAWIN_OP_PUT, win, 1, src, 1, 0);
 	EXPECT_ERRNO(EINVAL, rma_raw(fd, &op, 1));
 	fill_pat(src, sizeof(src), 42);
-	op = op_desc(RMAWIN_OP_PUT, win, 0, src, sizeof(src), 3);
+	op = rmawin_test_op(RMAWIN_OP_PUT, win, 0, src, sizeof(src), 3);
 	EXPECT_EQ(0, rma_raw(fd, &op, 1));
 	EXPECT_EQ(0, fence_raw(fd, win, 0));
 	EXPECT_EQ(-1, check_pat(w + 3, sizeof(src), 42));
-	EXPECT_EQ(-1, check_fill(w, 3, WFILL));
-	EXPECT_EQ(-1, check_fill(w + 3 + sizeof(src), sizeof(w) - 3 - sizeof(src), WFILL));
+	EXPECT_EQ(-1, rmawin_test_check_fill(w, 3, WFILL));
+	EXPECT_EQ(-1, rmawin_test_check_fill(w + 3 + sizeof(src), sizeof(w) - 3 - sizeof(src), WFILL));
 	EXPECT_EQ(0, free_raw(fd, win));
 	EXPECT_EQ(0, rmawin_ep_close(ep));
 	rmawin_test_expect_no_leaks(_metadata);

@@ -524,4 +524,31 @@ static inline void rmawin_test_expect_no_leaks(struct __test_metadata *_metadata
 		}								\
 	} while (0)
 
+/* Index of the first of @len bytes at @p that is not @v, or -1. */
+static inline long rmawin_test_check_fill(const unsigned char *p, size_t len, unsigned char v)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (p[i] != v)
+			return i;
+	return -1;
+}
+
+/* A put/get-shaped operation descriptor, every other field zero. */
+static inline struct rmawin_op_desc rmawin_test_op(int opcode, __u32 win, int target,
+						   const void *origin, size_t len, size_t disp)
+{
+	struct rmawin_op_desc d;
+
+	memset(&d, 0, sizeof(d));
+	d.opcode = opcode;
+	d.target = target;
+	d.win = win;
+	d.origin = (uintptr_t)origin;
+	d.len = len;
+	d.target_disp = disp;
+	return d;
+}
+
 #endif /* RMAWIN_SELFTEST_H */
