@@ -593,7 +593,8 @@ int main(int argc, char **argv)
 			mprotect(ro_page, 4096, PROT_READ);
 			munmap(gone_page, 4096);
 			port_base = ports + PROC_PORTS * p;
-			run(seed * 1000 + p, calls / procs);
+			/* rounded up: at least CALLS calls in all */
+			run(seed * 1000 + p, (calls + procs - 1) / procs);
 			if (bad_children)
 				fprintf(stderr, "ioctl_fuzz: %ld children used another's endpoint\n",
 					bad_children);
@@ -606,6 +607,6 @@ int main(int argc, char **argv)
 		else if (WIFSIGNALED(st))
 			fprintf(stderr, "ioctl_fuzz: a process died of signal %d\n", WTERMSIG(st));
 	printf("ioctl_fuzz: seed %llu: %ld calls in %ld processes, %ld finished cleanly\n",
-	       (unsigned long long)seed, calls / procs * procs, procs, ok);
+	       (unsigned long long)seed, (calls + procs - 1) / procs * procs, procs, ok);
 	return ok == procs ? 0 : 1;
 }
