@@ -11,6 +11,13 @@
  * refusal, a dropped connection, silence) only ends that attempt: nobody
  * who has not proven to hold the job's key can fail the group.
  *
+ * Each side counts the other a member only once it knows that the other
+ * took its proof: the responder when the initiator's proof (AUTH) checks
+ * out, the initiator when the responder's WELCOME comes, the first message
+ * the responder sends once it granted access.  A responder that gave up
+ * waiting for the proof drops the connection before any welcome, and the
+ * initiator tries again; it never counts as a member lost.
+ *
  * The queue pairs are ours, not rdma_cm's (rdma_cm_id.qp stays NULL): we
  * move them through INIT, RTR and RTS ourselves, so that the responder's
  * grants no remote access until the initiator's proof arrived, and the
@@ -333,6 +340,9 @@ static int rmawin_peer_request(struct rmawin_peer *peer, struct rdma_cm_id *id)
 /*
  * Active side: the responder accepted.  Check its proof before our queue
  * pair can receive anything; then make ready, send the RTU and our proof.
+ * The peer is a member once the responder's welcome says it took the
+ * proof: a responder that gave up on it first (its proof timeout) drops
+ * the connection, and that only ends this attempt.
  */
 static int rmawin_peer_response(struct rmawin_peer *peer, struct rdma_cm_id *id,
 				const struct rdma_cm_event *ev)
@@ -360,7 +370,7 @@ static int rmawin_peer_response(struct rmawin_peer *peer, struct rdma_cm_id *id,
 		return ret;
 	ret = rmawin_auth_mac(peer, RMAWIN_LABEL_INIT, auth.mac);
 	if (!ret)
-		ret = rmawin_msg_send_auth(peer, &auth);
+		ret = rmawin_msg_send_first(peer, RMAWIN_MSG_AUTH, &auth, sizeof(auth));
 	memzero_explicit(&auth, sizeof(auth));
 	return ret;
 }
@@ -384,9 +394,7 @@ static int rmawin_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 		break;
 	case RDMA_CM_EVENT_CONNECT_RESPONSE:
 		ret = rmawin_peer_response(peer, id, ev);
-		if (!ret)
-			rmawin_peer_set_connected(peer);
-		else
+		if (ret)
 			rmawin_peer_retry(peer, ret == -EKEYREJECTED);
 		break;
 	case RDMA_CM_EVENT_ESTABLISHED:
@@ -410,7 +418,11 @@ static int rmawin_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 		if (READ_ONCE(peer->state) == RMAWIN_PEER_CONNECTED)
 			rmawin_peer_fail(peer, -ECONNRESET);
 		else
-			/* a responder that dropped us before our proof: its loss */
+			/*
+			 * An initiator that dropped us before its proof: its
+			 * loss.  A responder that dropped us before its
+			 * welcome: try again.
+			 */
 			rmawin_peer_retry(peer, peer->rank > peer->grp->rank &&
 					  ev->event == RDMA_CM_EVENT_DISCONNECTED);
 		break;
@@ -526,7 +538,8 @@ static int rmawin_listen_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev
 }
 
 /**
- * rmawin_peer_auth_recv() - the initiator's proof, the first message it sends
+ * rmawin_peer_auth_recv() - the initiator's proof, the first message it sends;
+ * if it checks out, access is granted and the welcome sent
  * @peer: the peer (a higher rank)
  * @auth: its proof
  *
@@ -539,8 +552,25 @@ void rmawin_peer_auth_recv(struct rmawin_peer *peer, const struct rmawin_wire_au
 		rmawin_peer_retry(peer, true);
 		return;
 	}
-	if (rmawin_peer_grant_access(peer)) {
+	/* the welcome goes first: the initiator hears nothing else before it */
+	if (rmawin_peer_grant_access(peer) ||
+	    rmawin_msg_send_first(peer, RMAWIN_MSG_WELCOME, NULL, 0)) {
 		rmawin_peer_retry(peer, false);
+		return;
+	}
+	rmawin_peer_set_connected(peer);
+}
+
+/**
+ * rmawin_peer_welcome_recv() - the responder took our proof
+ * @peer: the peer (a lower rank), whose own proof checked out in its reply
+ *
+ * Context: the receive CQ's work.
+ */
+void rmawin_peer_welcome_recv(struct rmawin_peer *peer)
+{
+	if (peer->rank > peer->grp->rank) {
+		rmawin_peer_retry(peer, true);	/* only an initiator is welcomed */
 		return;
 	}
 	rmawin_peer_set_connected(peer);

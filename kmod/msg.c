@@ -24,7 +24,7 @@
 
 /**
  * struct rmawin_msg_def - what the dispatch table knows of a message type
- * @recv: its handler, or NULL for AUTH (handled before membership)
+ * @recv: its handler, or NULL for AUTH and WELCOME (handled before membership)
  * @min_len: fewest payload bytes
  * @max_len: most payload bytes
  */
@@ -63,6 +63,7 @@ static const struct rmawin_msg_def rmawin_msg_defs[RMAWIN_MSG_LAST] = {
 	[RMAWIN_MSG_POST] = RMAWIN_MSG_EMPTY(rmawin_pscw_post_recv),
 	[RMAWIN_MSG_COMPLETE] = RMAWIN_MSG_EMPTY(rmawin_pscw_complete_recv),
 	[RMAWIN_MSG_NOTIFY] = RMAWIN_MSG_FIXED(rmawin_notify_recv, struct rmawin_wire_notify),
+	[RMAWIN_MSG_WELCOME] = RMAWIN_MSG_EMPTY(NULL),
 };
 
 /* A message waiting for a send buffer. */
@@ -128,16 +129,21 @@ static void rmawin_dispatch(struct rmawin_peer *peer, const struct rmawin_wire_h
 	def = &rmawin_msg_defs[hdr->type];
 	if (plen < def->min_len || plen > def->max_len)
 		goto bad;
-	/* before its proof, a connection is heard for its proof alone */
+	/*
+	 * Before membership a connection is heard for one message alone: the
+	 * initiator's proof, or (to the initiator) the responder's welcome.
+	 */
 	if (state == RMAWIN_PEER_CONNECTING) {
 		if (hdr->type == RMAWIN_MSG_AUTH)
 			rmawin_peer_auth_recv(peer, (const void *)(hdr + 1));
+		else if (hdr->type == RMAWIN_MSG_WELCOME)
+			rmawin_peer_welcome_recv(peer);
 		else
 			rmawin_peer_retry(peer, true);
 		return;
 	}
 	if (!def->recv)
-		goto bad;	/* a second proof */
+		goto bad;	/* a second proof or welcome */
 	/* what the message makes us allocate is the endpoint owner's to pay */
 	old_memcg = set_active_memcg(peer->grp->ep->memcg);
 	ret = def->recv(peer, le32_to_cpu(hdr->arg), hdr + 1, plen);
@@ -455,19 +461,23 @@ int rmawin_msg_send_async(struct rmawin_peer *peer, u8 type, u32 arg,
 }
 
 /**
- * rmawin_msg_send_auth() - send our proof, the first message of a connection
- * @peer: the responder, whose proof checked out; not yet CONNECTED
- * @auth: the proof
+ * rmawin_msg_send_first() - the first message of a connection, before membership
+ * @peer: the peer, not yet CONNECTED
+ * @type: RMAWIN_MSG_AUTH (the initiator's proof) or RMAWIN_MSG_WELCOME
+ *	(the responder took it)
+ * @payload: its payload
+ * @len: its length
  *
- * Context: the CM handler, the queue pair fresh: every send buffer is free.
+ * Context: the CM handler or the receive CQ's work, the queue pair fresh and
+ * the peer not CONNECTED: nothing else sends on it, every send buffer is free.
  * Return: 0 or the error of ib_post_send().
  */
-int rmawin_msg_send_auth(struct rmawin_peer *peer, const struct rmawin_wire_auth *auth)
+int rmawin_msg_send_first(struct rmawin_peer *peer, u8 type, const void *payload, u16 len)
 {
 	unsigned long flags;
 
 	spin_lock_irqsave(&peer->grp->lock, flags);
 	__set_bit(0, &peer->tx_busy);
 	spin_unlock_irqrestore(&peer->grp->lock, flags);
-	return rmawin_msg_post(peer, 0, RMAWIN_MSG_AUTH, 0, auth, sizeof(*auth));
+	return rmawin_msg_post(peer, 0, type, 0, payload, len);
 }

@@ -653,6 +653,7 @@ void rmawin_peer_fail(struct rmawin_peer *peer, int err);
 void rmawin_peer_retry(struct rmawin_peer *peer, bool auth_failed);
 void rmawin_peer_protocol_error(struct rmawin_peer *peer);
 void rmawin_peer_auth_recv(struct rmawin_peer *peer, const struct rmawin_wire_auth *auth);
+void rmawin_peer_welcome_recv(struct rmawin_peer *peer);
 int rmawin_peer_grant_access(struct rmawin_peer *peer);
 struct rdma_cm_id *rmawin_group_listen_id(struct rmawin_group *grp);
 int rmawin_group_join_error(struct rmawin_group *grp);
@@ -673,7 +674,7 @@ int rmawin_msg_send(struct rmawin_peer *peer, u8 type, u32 arg,
 		    const void *payload, u16 len);
 int rmawin_msg_send_async(struct rmawin_peer *peer, u8 type, u32 arg,
 			  const void *payload, u16 len);
-int rmawin_msg_send_auth(struct rmawin_peer *peer, const struct rmawin_wire_auth *auth);
+int rmawin_msg_send_first(struct rmawin_peer *peer, u8 type, const void *payload, u16 len);
 void rmawin_req_finish(struct rmawin_req *req);
 
 /*

@@ -28,7 +28,7 @@
 /* ---- Connection handshake --------------------------------------------- */
 
 #define RMAWIN_CM_MAGIC		0x726d6177	/* "rmaw" */
-#define RMAWIN_CM_VERSION	2
+#define RMAWIN_CM_VERSION	3
 #define RMAWIN_NONCE_LEN	16
 #define RMAWIN_MAC_LEN		32		/* HMAC-SHA256 */
 #define RMAWIN_GROUP_ID_LEN	32		/* SHA-256 */
@@ -142,7 +142,7 @@ struct rmawin_wire_group_addr {
 
 /* ---- Control messages ------------------------------------------------- */
 
-#define RMAWIN_WIRE_VERSION	2
+#define RMAWIN_WIRE_VERSION	3
 /* Bytes per control message buffer, header included. */
 #define RMAWIN_CTRL_SIZE	512
 
@@ -160,6 +160,8 @@ struct rmawin_wire_group_addr {
  * @RMAWIN_MSG_POST: exposure epoch opened to the receiver (@arg: window)
  * @RMAWIN_MSG_COMPLETE: access epoch to the receiver over (@arg: window)
  * @RMAWIN_MSG_NOTIFY: a notified put's data has landed (@arg: 0)
+ * @RMAWIN_MSG_WELCOME: the responder took the initiator's proof; the
+ *	responder's first message, the only one the initiator accepts before it
  * @RMAWIN_MSG_LAST: first unused type
  */
 enum rmawin_msg_type {
@@ -174,6 +176,7 @@ enum rmawin_msg_type {
 	RMAWIN_MSG_POST,
 	RMAWIN_MSG_COMPLETE,
 	RMAWIN_MSG_NOTIFY,
+	RMAWIN_MSG_WELCOME,
 	RMAWIN_MSG_LAST,
 };
 

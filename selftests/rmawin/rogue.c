@@ -31,6 +31,10 @@
  *   notify       as a member, a flood of valid notifications
  *   barrier4     rank 3 of 4 forges a barrier round it does not send
  *   mute         as a member, joins a fence, then never answers again
+ *   lateack      rank 0, the victim's responder: takes the victim's proof but
+ *                sends no welcome and drops it 4 s later, as a responder
+ *                whose proof timeout ran out; the victim must send nothing
+ *                before a welcome and join on the next connection
  */
 #include <endian.h>
 #include <errno.h>
@@ -131,6 +135,12 @@ static int case_nokey(void)
 		if (ret)
 			return SAY("connect to rank %d: %s", v, strerror(-ret)), 1;
 		expect_dropped(&c, "nokey", 5000);
+		rg_close(&c);
+		/* a responder's welcome is no proof */
+		ret = connect_retry(&c, v, RG_AUTH_WELCOME, NULL, NULL, 500);
+		if (ret)
+			return SAY("connect to rank %d: %s", v, strerror(-ret)), 1;
+		expect_dropped(&c, "nokey: a welcome in place of the proof", 5000);
 		rg_close(&c);
 	}
 	return 0;
@@ -619,6 +629,7 @@ static const struct bad_msg bad_msgs[] = {
 	{ "header longer than the message", RMAWIN_MSG_BARRIER, 0, 0, 8 },
 	{ "header shorter than the message", RMAWIN_MSG_NOTIFY, 0, 24, -4 },
 	{ "second proof", RMAWIN_MSG_AUTH, 0, 32 },
+	{ "welcome from the initiator", RMAWIN_MSG_WELCOME, 0, 0 },
 	{ "barrier: round past the last", RMAWIN_MSG_BARRIER, 5, 0 },
 	{ "barrier: with a payload", RMAWIN_MSG_BARRIER, 0, 8 },
 	{ "desc: truncated", RMAWIN_MSG_WIN_DESC, 1, 16 },
@@ -947,9 +958,57 @@ static int case_mute(int secs)
 	for (t = 0; t < secs * 10 && !c.dead; t++)
 		rg_poll(&c, 100);
 	SAY("mute: %lu messages taken, %lu of them accumulate fragments never answered",
-	    c.nrecv, c.nrecv - c.nbarrier - 1);
+	    c.nrecv, c.nrecv - c.nbarrier - c.nwelcome - 1);
 	rg_close(&c);
 	return ret;
+}
+
+/*
+ * The victim (rank 1) connects to the rogue (rank 0).  Its first proof is
+ * taken but never welcomed, and the connection dropped after 4 s, as a
+ * responder that gave up waiting for the proof would: the victim is no
+ * member of it, so it must send nothing more there, and it must connect
+ * again rather than fail.  The second connection is welcomed, and the
+ * victim's barrier (its first message as a member) meets ours.
+ */
+static int case_lateack(void)
+{
+	struct rg_listener l;
+	struct rg_conn c;
+	int ret;
+
+	if (G.rank)
+		return SAY("lateack: the rogue must be rank 0"), 2;
+	ret = rg_listen(&l, &G);
+	if (ret)
+		return SAY("lateack: listen: %s", strerror(-ret)), 1;
+	ret = rg_accept(&c, &l, &G, 20000);
+	if (ret) {
+		BAD("lateack: the first connection: %s", strerror(-ret));
+		goto out;
+	}
+	SAY("lateack: the victim's proof checked out; no welcome for 4 s");
+	rg_poll(&c, 4000);
+	if (c.nrecv != 1)
+		BAD("lateack: the victim sent %lu messages after its proof, unwelcomed",
+		    c.nrecv - 1);
+	rg_close(&c);
+	ret = rg_accept(&c, &l, &G, 20000);
+	if (ret) {
+		BAD("lateack: the victim did not connect again: %s", strerror(-ret));
+		goto out;
+	}
+	ret = rg_send(&c, RMAWIN_MSG_WELCOME, 0, NULL, 0);
+	if (ret)
+		BAD("lateack: welcome: %s", strerror(-ret));
+	else if (member_until_closed(&c, 30000))
+		BAD("lateack: the welcomed victim's barrier never came");
+	else
+		SAY("lateack: dropped unwelcomed, the victim joined on its next connection");
+out:
+	rg_close(&c);
+	rg_unlisten(&l);
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -989,6 +1048,8 @@ int main(int argc, char **argv)
 		ret = case_barrier4();
 	else if (!strcmp(what, "mute") && argc > 4)
 		ret = case_mute(atoi(argv[4]));
+	else if (!strcmp(what, "lateack"))
+		ret = case_lateack();
 	else
 		return SAY("unknown case %s", what), 2;
 	if (ret || failures)

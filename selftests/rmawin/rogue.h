@@ -55,6 +55,9 @@ struct rg_conn {
 	unsigned long nbarrier;	/* BARRIER messages among them */
 	unsigned long ngrant;	/* LOCK_GRANTs */
 	unsigned long nreply;	/* ACC_REPLYs */
+	unsigned long nwelcome;	/* WELCOMEs */
+	bool got_auth;		/* a responder's: the initiator's proof came */
+	uint8_t auth[RMAWIN_MAC_LEN];	/* what it said */
 	struct rg_win win[4];	/* by window handle */
 	bool dead;		/* a send or receive failed, or the CM said so */
 };
@@ -82,6 +85,13 @@ enum rg_auth {
 	RG_AUTH_WRONG_KEY,	/* prove with another key */
 	RG_AUTH_GIVEN,		/* send the proof in rg_connect()'s @mac */
 	RG_AUTH_BLIND,		/* send our honest proof without checking theirs */
+	RG_AUTH_WELCOME,	/* send a responder's welcome in place of a proof */
+};
+
+/* The rogue as a responder: listening at its own rank's address. */
+struct rg_listener {
+	struct rdma_event_channel *ch;
+	struct rdma_cm_id *id;
 };
 
 /*
@@ -95,6 +105,10 @@ extern uint8_t rg_ack_timeout;
 int rg_connect(struct rg_conn *c, const struct rg_group *g, int peer, enum rg_auth auth,
 	       const uint8_t *nonce, const uint8_t *mac, int timeout_ms);
 void rg_close(struct rg_conn *c);
+int rg_listen(struct rg_listener *l, const struct rg_group *g);
+void rg_unlisten(struct rg_listener *l);
+int rg_accept(struct rg_conn *c, struct rg_listener *l, const struct rg_group *g,
+	      int timeout_ms);
 int rg_send(struct rg_conn *c, uint8_t type, uint32_t arg, const void *payload, size_t len);
 int rg_send_raw(struct rg_conn *c, const void *msg, size_t len);
 int rg_poll(struct rg_conn *c, int timeout_ms);

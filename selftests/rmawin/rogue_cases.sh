@@ -72,6 +72,12 @@ port=$((port + 10)); A=$(addrs 2)
 run_case "a random proof" "$bin/victim join 0 $A 8000 EKEYREJECTED" "$bin/rogue nokey $A 1"
 port=$((port + 10)); A=$(addrs 2)
 run_case "a wrong key" "$bin/victim join 0 $A 8000 EKEYREJECTED" "$bin/rogue wrongkey $A 1"
+# The rogue as rank 0, the victim's responder: it takes the victim's proof,
+# never welcomes it and drops it, as a responder whose proof timeout ran
+# out; the victim must join on its next connection, not fail.
+port=$((port + 10)); A="$rip:$port,$vip:$((port + 1))"
+run_case "a responder that drops our proof unwelcomed; the next connection joins" \
+	"$bin/victim join 1 $A 30000 0" "$bin/rogue lateack $A 0"
 port=$((port + 10)); A=$(addrs 2)
 run_case "a replayed request and proof; then the honest join" \
 	"$bin/victim join 0 $A 30000 0" "$bin/rogue replay $A 1"

@@ -305,6 +305,8 @@ int rg_connect(struct rg_conn *c, const struct rg_group *g, int peer, enum rg_au
 	case RG_AUTH_GIVEN:
 		memcpy(proof.mac, mac, sizeof(proof.mac));
 		break;
+	case RG_AUTH_WELCOME:
+		return rg_send(c, RMAWIN_MSG_WELCOME, 0, NULL, 0);
 	case RG_AUTH_HONEST:
 	case RG_AUTH_BLIND:
 		rg_mac(g, g->key, g->key_len, RMAWIN_LABEL_RESP, g->rank, peer,
@@ -347,6 +349,121 @@ void rg_close(struct rg_conn *c)
 	memset(c, 0, sizeof(*c));
 }
 
+/* Listen at our own rank's address, as the responder of higher ranks. */
+int rg_listen(struct rg_listener *l, const struct rg_group *g)
+{
+	memset(l, 0, sizeof(*l));
+	l->ch = rdma_create_event_channel();
+	if (!l->ch || rdma_create_id(l->ch, &l->id, NULL, RDMA_PS_TCP) ||
+	    rdma_bind_addr(l->id, (struct sockaddr *)&g->addrs[g->rank]) || rdma_listen(l->id, 4))
+		return -errno;
+	return 0;
+}
+
+void rg_unlisten(struct rg_listener *l)
+{
+	if (l->id)
+		rdma_destroy_id(l->id);
+	if (l->ch)
+		rdma_destroy_event_channel(l->ch);
+	memset(l, 0, sizeof(*l));
+}
+
+/* The next connection request on @l within @timeout_ms: its id, the request in @req. */
+static struct rdma_cm_id *rg_next_request(struct rg_listener *l, int timeout_ms,
+					  struct rmawin_wire_req *req, uint32_t *qpn)
+{
+	struct pollfd p = { .fd = l->ch->fd, .events = POLLIN };
+	struct rdma_cm_event *ev;
+	struct rdma_cm_id *id = NULL;
+	size_t len;
+
+	while (!id) {
+		if (poll(&p, 1, timeout_ms) <= 0 || rdma_get_cm_event(l->ch, &ev))
+			return NULL;
+		if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST) {
+			id = ev->id;
+			*qpn = ev->param.conn.qp_num;
+			len = ev->param.conn.private_data_len;
+			memset(req, 0, sizeof(*req));
+			if (ev->param.conn.private_data)
+				memcpy(req, ev->param.conn.private_data,
+				       len < sizeof(*req) ? len : sizeof(*req));
+		}
+		rdma_ack_cm_event(ev);
+	}
+	return id;
+}
+
+/*
+ * Answer the next request on @l (from a higher victim rank) as an honest
+ * responder: our proof in the reply; then wait for the victim's proof and
+ * check it.  No welcome is sent: the caller decides.  Returns 0 once the
+ * victim's proof checked out, -EKEYREJECTED if it did not, -EPROTO for a
+ * request not of our group, -ETIMEDOUT, or another error of the set-up.
+ */
+int rg_accept(struct rg_conn *c, struct rg_listener *l, const struct rg_group *g,
+	      int timeout_ms)
+{
+	struct rmawin_wire_rep rep = {
+		.magic = htobe32(RMAWIN_CM_MAGIC),
+		.version = RMAWIN_CM_VERSION,
+		.rank = htobe32(g->rank),
+		.nranks = htobe32(g->nranks),
+	};
+	long end = rg_now_ms() + timeout_ms;
+	struct rmawin_wire_req req;
+	struct rdma_conn_param param;
+	uint8_t want[RMAWIN_MAC_LEN];
+	struct rdma_cm_id *id;
+	uint32_t iqpn;
+	int ret;
+
+	memset(c, 0, sizeof(*c));
+	id = rg_next_request(l, timeout_ms, &req, &iqpn);
+	if (!id)
+		return -ETIMEDOUT;
+	c->peer = be32toh(req.rank);
+	if (be32toh(req.magic) != RMAWIN_CM_MAGIC || req.version != RMAWIN_CM_VERSION ||
+	    be32toh(req.nranks) != (uint32_t)g->nranks || c->peer <= g->rank ||
+	    c->peer >= g->nranks || memcmp(req.group, g->id, RMAWIN_GROUP_TAG_LEN)) {
+		rdma_reject(id, NULL, 0);
+		rdma_destroy_id(id);
+		return -EPROTO;
+	}
+	/* the connection's events on a channel of its own, as rg_connect()'s */
+	c->ch = rdma_create_event_channel();
+	if (!c->ch || rdma_migrate_id(id, c->ch)) {
+		rdma_reject(id, NULL, 0);
+		rdma_destroy_id(id);
+		return -errno;
+	}
+	c->id = id;
+	ret = rg_setup_qp(c);
+	if (ret)
+		return ret;
+	c->rqpn = iqpn;
+	memcpy(c->rnonce, req.nonce, RMAWIN_NONCE_LEN);
+	if (getrandom(c->nonce, RMAWIN_NONCE_LEN, 0) != RMAWIN_NONCE_LEN)
+		return -EIO;
+	memcpy(rep.nonce, c->nonce, RMAWIN_NONCE_LEN);
+	rg_mac(g, g->key, g->key_len, RMAWIN_LABEL_RESP, c->peer, g->rank, iqpn,
+	       c->id->qp->qp_num, c->rnonce, c->nonce, rep.mac);
+	rg_conn_param(&param, &rep, sizeof(rep));
+	if (rdma_accept(c->id, &param))
+		return -errno;
+	ret = rg_next_event(c, timeout_ms, NULL, NULL, NULL);
+	if (ret != RDMA_CM_EVENT_ESTABLISHED)
+		return ret < 0 ? ret : -ECONNRESET;
+	while (!c->got_auth && !c->dead && rg_now_ms() < end)
+		rg_poll(c, 20);
+	if (!c->got_auth)
+		return -ETIMEDOUT;
+	rg_mac(g, g->key, g->key_len, RMAWIN_LABEL_INIT, c->peer, g->rank, iqpn,
+	       c->id->qp->qp_num, c->rnonce, c->nonce, want);
+	return memcmp(want, c->auth, sizeof(want)) ? -EKEYREJECTED : 0;
+}
+
 /* Learn what a received message says (window descriptors), count it. */
 static void rg_parse(struct rg_conn *c, const uint8_t *msg, uint32_t len)
 {
@@ -365,6 +482,12 @@ static void rg_parse(struct rg_conn *c, const uint8_t *msg, uint32_t len)
 		c->ngrant++;
 	if (h->type == RMAWIN_MSG_ACC_REPLY)
 		c->nreply++;
+	if (h->type == RMAWIN_MSG_WELCOME)
+		c->nwelcome++;
+	if (h->type == RMAWIN_MSG_AUTH && len == sizeof(*h) + RMAWIN_MAC_LEN) {
+		memcpy(c->auth, h + 1, RMAWIN_MAC_LEN);
+		c->got_auth = true;
+	}
 	if (h->type != RMAWIN_MSG_WIN_DESC || arg >= 4 || len < sizeof(*h) + sizeof(*d))
 		return;
 	w = &c->win[arg];
