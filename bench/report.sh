@@ -231,6 +231,9 @@ END {
 	    pt("ib_write_rate", 8), ">=", 1.0)
 	row("8 B put rate (ops/s) / ib_write_bw -s 8", "ioctl", rm("put_rate", "ioctl", 2, 8), \
 	    pt("ib_write_rate", 8), "", "")
+	for (i = 1; i <= np; i++)
+		row("8 B batched put rate (ops/s) / ib_write_bw -s 8", paths[i], \
+		    rm("put_rate_batch", paths[i], 2, 8), pt("ib_write_rate", 8), "", "")
 	reg = val("reg_dereg_mr" SUBSEP "verbs" SUBSEP "-" SUBSEP 1 SUBSEP 256 * MiB)
 	for (i = 1; i <= np; i++)
 		row("256 MiB win create+free (us) / reg+dereg_mr", paths[i], \

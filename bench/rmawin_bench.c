@@ -100,19 +100,19 @@ static const size_t msg_sizes[] = {
 
 enum bench_id {
 	B_PUT_LAT, B_GET_LAT, B_ACC_LAT, B_FOP_LAT, B_PUT_BW, B_GET_BW, B_PUT_RATE,
-	B_SYNC, B_WIN_CREATE, B_PUT_REPEAT, B_NR
+	B_PUT_RATE_BATCH, B_SYNC, B_WIN_CREATE, B_PUT_REPEAT, B_NR
 };
 
 static const char *const bench_names[B_NR] = {
 	[B_PUT_LAT] = "put_lat", [B_GET_LAT] = "get_lat", [B_ACC_LAT] = "acc_lat",
 	[B_FOP_LAT] = "fop_lat", [B_PUT_BW] = "put_bw", [B_GET_BW] = "get_bw",
-	[B_PUT_RATE] = "put_rate", [B_SYNC] = "sync", [B_WIN_CREATE] = "win_create",
+	[B_PUT_RATE] = "put_rate", [B_PUT_RATE_BATCH] = "put_rate_batch", [B_SYNC] = "sync", [B_WIN_CREATE] = "win_create",
 	[B_PUT_REPEAT] = "put_repeat",
 };
 
 #define P2P_BENCHES	((1u << B_PUT_LAT) | (1u << B_GET_LAT) | (1u << B_ACC_LAT) | \
 			 (1u << B_FOP_LAT) | (1u << B_PUT_BW) | (1u << B_GET_BW) | \
-			 (1u << B_PUT_RATE))
+			 (1u << B_PUT_RATE) | (1u << B_PUT_RATE_BATCH))
 #define ALL_BENCHES	((1u << B_NR) - 1)
 
 struct bench {
@@ -412,6 +412,32 @@ static void put_rate(struct bench *b, size_t size)
 	report(b, "put_rate", 2, size, "ops/s");
 }
 
+/* put_rate with the puts prepared in batches of RATE_CHECK, one call per batch. */
+static void put_rate_batch(struct bench *b, size_t size)
+{
+	struct rmawin_batch *batch;
+	unsigned int rep, done, k;
+	double t;
+
+	ok(rmawin_batch_create(b->ep, RATE_CHECK, &batch), "batch_create");
+	for (rep = 0; rep < RATE_REPS; rep++) {
+		t = now_us();
+		for (done = 0; done < RATE_OPS; done += RATE_CHECK) {
+			for (k = 0; k < RATE_CHECK; k++)
+				ok(rmawin_batch_put(batch, b->win, b->obuf, size, 1, 0), "batch_put");
+			ok(rmawin_batch_submit(batch), "batch_submit");
+			if (now_us() - t > REP_MAX_US) {
+				done += RATE_CHECK;
+				break;
+			}
+		}
+		ok(rmawin_flush(b->win, 1), "flush");
+		sample(b, done / (now_us() - t) * 1e6);
+	}
+	rmawin_batch_free(batch);
+	report(b, "put_rate_batch", 2, size, "ops/s");
+}
+
 static void put_bw(struct bench *b, size_t size)
 {
 	rma_bw(b, "put_bw", put_fn, size);
@@ -440,6 +466,7 @@ static const struct {
 	{ B_PUT_BW, put_bw, SIZE_MAX, 0 },
 	{ B_GET_BW, get_bw, SIZE_MAX, 0 },
 	{ B_PUT_RATE, put_rate, 8, 0 },
+	{ B_PUT_RATE_BATCH, put_rate_batch, 8, 0 },
 };
 
 static void run_p2p(struct bench *b, unsigned int which)
@@ -713,7 +740,7 @@ static void usage(FILE *f)
 		"librmawin measured like perftest; rank 0 writes CSV (" CSV_HEADER ").\n"
 		"RMAWIN_NO_RING=1 in the environment measures the ioctl path.\n"
 		"\n"
-		"  -b LIST    comma-separated benchmarks, or p2p (the first seven) or all;\n"
+		"  -b LIST    comma-separated benchmarks, or p2p (the first eight) or all;\n"
 		"             default: all on 2 ranks, sync on more\n"
 		"  -s MIN     smallest message size of the point-to-point benchmarks (8)\n"
 		"  -S MAX     largest message size (4M)\n"

@@ -231,9 +231,9 @@ for s in "${SIZES[@]}"; do
 done
 rmawin_both 2 -b get_bw
 
-say "message rate: ib_write_bw -s 8, then rmawin put_rate"
+say "message rate: ib_write_bw -s 8, then rmawin put_rate and put_rate_batch"
 perftest_bw ib_write_bw ib_write_rate 8 "$RATE_OPS" "$RATE_REPS" 5 1000000 ops/s
-rmawin_both 2 -b put_rate
+rmawin_both 2 -b put_rate,put_rate_batch
 
 say "registration: reg_mr, then rmawin win_create"
 if ! "$REPO/bench/reg_mr" -d "$dev" -m "$WIN_MAX_MIB" -r "$WIN_REPS" >>"$csv" 2>"$raw/reg_mr.err"; then

@@ -21,8 +21,6 @@
 
 #include "ops.h"
 
-#define RMAWIN_RMA_MAX_OPS	1024
-
 /**
  * rmawin_req_finish() - a request is complete (once, whoever calls first)
  * @req: the request

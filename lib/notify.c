@@ -12,18 +12,12 @@ int rmawin_put_notify(struct rmawin_win *win, const void *origin, size_t len, in
 		      size_t target_disp, uint32_t tag)
 {
 	struct rmawin_op_desc d;
+	int ret = rmawin__rma_desc(win, RMAWIN_OP_PUT_NOTIFY, origin, len, target, target_disp, &d);
 
-	if (!win || target < 0 || (!origin && len))
-		return -EINVAL;
-	memset(&d, 0, sizeof(d));
-	d.opcode = RMAWIN_OP_PUT_NOTIFY;
-	d.target = target;
-	d.win = win->id;
+	if (ret)
+		return ret;
 	d.tag = tag;
-	d.origin = (uintptr_t)origin;
-	d.len = len;
-	d.target_disp = target_disp;
-	return rmawin__submit(win->ep, &d);
+	return rmawin__submit(win->ep, &d, 1);
 }
 
 int rmawin_notify_wait(struct rmawin_win *win, struct rmawin_notification *n, int timeout_ms)

@@ -2,9 +2,10 @@
 /*
  * The zero-syscall path: operations go into the endpoint's mmap'd
  * submission ring, the kernel's poller runs them, and their results come
- * back in the completion ring.  A call waits for its own completion by
- * spinning on the completion tail, so every function keeps the ioctl
- * path's meaning exactly (errors included); the only system call is the
+ * back in the completion ring.  A call (or a batch, a ring's worth at a
+ * time) waits for its own completions by spinning on the completion tail,
+ * so every function keeps the ioctl path's meaning exactly (errors
+ * included); the only system call is the
  * doorbell for a poller that sleeps, after its idle time or because its
  * CPU had other work, and that doorbell runs the entry itself.
  */
@@ -153,16 +154,19 @@ static void rmawin_ring_wake(struct rmawin_ep *ep)
 }
 
 /*
- * Wait for the completion of submission @seq.  Return: 1 with *res set, or
- * 0 if the poller died before it took the submission (run it by ioctl).
+ * Reap the completions of every submission up to our tail.  Return: the
+ * number of submissions since @first that were run (all of them, unless
+ * the poller died first: the rest are the caller's to run by ioctl), with
+ * *res the first error among them.
  */
-static int rmawin_ring_wait(struct rmawin_ep *ep, uint32_t seq, int *res)
+static uint32_t rmawin_ring_wait(struct rmawin_ep *ep, uint32_t first, int *res)
 {
 	struct rmawin__ring *r = ep->ring;
 	unsigned long spins = 0;
 	struct rmawin_cqe *cqe;
 	uint32_t flags;
 
+	*res = 0;
 	for (;;) {
 		/* pairs with the kernel's store-release of the tail */
 		while (__atomic_load_n(r->cq_tail, __ATOMIC_ACQUIRE) != r->chead) {
@@ -172,25 +176,29 @@ static int rmawin_ring_wait(struct rmawin_ep *ep, uint32_t seq, int *res)
 			if (cqe->flags & RMAWIN_CQE_F_RING) {
 				/* the kernel dropped the ring: we never write one like that */
 				*res = -EIO;
-				return 1;
+				r->dead = 1;
+				return r->tail - first;
 			}
-			if (cqe->user_data == seq) {
+			if (cqe->res && !*res)
 				*res = cqe->res;
-				return 1;
-			}
 		}
+		/* one completion per submission, in order */
+		if (r->chead == r->tail)
+			return r->tail - first;
 		flags = __atomic_load_n(r->sq_flags, __ATOMIC_ACQUIRE);
 		if (flags & RMAWIN_SQ_DEAD) {
 			r->dead = 1;
 			/* consumed submissions always get their completion first */
-			if (__atomic_load_n(r->sq_head, __ATOMIC_ACQUIRE) != r->tail)
-				return 0;
+			if (__atomic_load_n(r->sq_head, __ATOMIC_ACQUIRE) == r->chead) {
+				r->tail = r->chead;
+				return r->chead - first;
+			}
 			continue;
 		}
 		/*
 		 * The doorbell at submission suffices: the poller never sleeps
 		 * with work queued.  Ring again only after a long wait with our
-		 * entry still unconsumed, as a safety net.
+		 * entries still unconsumed, as a safety net.
 		 */
 		if (++spins >= RMAWIN_RING_REWAKE_SPINS) {
 			spins = 0;
@@ -203,34 +211,53 @@ static int rmawin_ring_wait(struct rmawin_ep *ep, uint32_t seq, int *res)
 }
 
 /**
- * rmawin__ring_run() - run one operation through the ring
+ * rmawin__ring_run() - run operations through the ring
  * @ep: the endpoint, with a ring
- * @op: the descriptor (user_data is overwritten)
- * @res: out: the operation's result, as RMAWIN_IOC_RMA would return it
+ * @ops: the descriptors (their user_data is overwritten)
+ * @n: how many
+ * @res: out: the first error of those the ring ran, as RMAWIN_IOC_RMA would
+ *	return it for each alone; 0 if none failed
  *
- * Return: 1 if the ring ran it; 0 if the ring cannot (busy in another
- * thread, or its poller gone): the caller uses the ioctl.
+ * At most a ring's worth is queued at a time, with one doorbell if the
+ * poller sleeps, and waited for.
+ *
+ * Return: how many of @ops (from the first) the ring ran; the caller runs
+ * the rest by ioctl.  0 if the ring cannot (busy in another thread, or its
+ * poller gone).
  */
-int rmawin__ring_run(struct rmawin_ep *ep, struct rmawin_op_desc *op, int *res)
+unsigned int rmawin__ring_run(struct rmawin_ep *ep, struct rmawin_op_desc *ops, unsigned int n,
+			      int *res)
 {
 	struct rmawin__ring *r = ep->ring;
-	uint32_t seq;
-	int done;
+	uint32_t first, k, chunk, ran;
+	unsigned int done = 0;
+	int err;
 
+	*res = 0;
 	if (r->dead || r->forks != rmawin_forks ||
 	    __atomic_exchange_n(&r->busy, 1, __ATOMIC_ACQUIRE))
 		return 0;
-	seq = r->tail;
-	op->user_data = seq;
-	r->sqes[seq & (r->sq_entries - 1)] = *op;
-	r->tail = seq + 1;
-	/* the entry before the tail that publishes it */
-	__atomic_store_n(r->sq_tail, r->tail, __ATOMIC_RELEASE);
-	/* tail, full barrier, flag: pairs with the poller's flag, barrier, tail */
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	if (__atomic_load_n(r->sq_flags, __ATOMIC_RELAXED) & RMAWIN_SQ_NEED_WAKEUP)
-		rmawin_ring_wake(ep);
-	done = rmawin_ring_wait(ep, seq, res);
+	while (done < n && !r->dead) {
+		chunk = n - done < r->sq_entries ? n - done : r->sq_entries;
+		first = r->tail;
+		for (k = 0; k < chunk; k++) {
+			ops[done + k].user_data = first + k;
+			r->sqes[(first + k) & (r->sq_entries - 1)] = ops[done + k];
+		}
+		r->tail = first + chunk;
+		/* the entries before the tail that publishes them */
+		__atomic_store_n(r->sq_tail, r->tail, __ATOMIC_RELEASE);
+		/* tail, full barrier, flag: pairs with the poller's flag, barrier, tail */
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		if (__atomic_load_n(r->sq_flags, __ATOMIC_RELAXED) & RMAWIN_SQ_NEED_WAKEUP)
+			rmawin_ring_wake(ep);
+		ran = rmawin_ring_wait(ep, first, &err);
+		if (err && !*res)
+			*res = err;
+		done += ran;
+		if (ran < chunk)
+			break;
+	}
 	__atomic_store_n(&r->busy, 0, __ATOMIC_RELEASE);
 	return done;
 }

@@ -23,35 +23,68 @@ static int rmawin_ring_takes(const struct rmawin_op_desc *op)
 	}
 }
 
-int rmawin__submit(struct rmawin_ep *ep, struct rmawin_op_desc *op)
+/**
+ * rmawin__submit() - issue operations, in order
+ * @ep: the endpoint
+ * @ops: the descriptors
+ * @n: how many, at least 1
+ *
+ * Through the ring if it can take every one of them, else (and for what a
+ * ring that died left) as RMAWIN_IOC_RMA batches of up to
+ * RMAWIN_RMA_MAX_OPS, each checked whole before any of it is issued.
+ *
+ * Return: 0, or the first error; after an ioctl batch that failed, the
+ * rest are not issued.
+ */
+int rmawin__submit(struct rmawin_ep *ep, struct rmawin_op_desc *ops, unsigned int n)
 {
+	unsigned int done = 0, i, chunk;
 	struct rmawin_rma r;
-	int res;
+	int res = 0, ret;
 
-	if (ep->ring && rmawin_ring_takes(op) && rmawin__ring_run(ep, op, &res))
-		return res;
-	memset(&r, 0, sizeof(r));
-	r.ops_ptr = (uintptr_t)op;
-	r.nops = 1;
-	r.op_size = sizeof(*op);
-	return rmawin__ioctl_struct(ep->fd, RMAWIN_IOC_RMA, &r);
+	if (ep->ring) {
+		for (i = 0; i < n && rmawin_ring_takes(&ops[i]); i++)
+			;
+		if (i == n)
+			done = rmawin__ring_run(ep, ops, n, &res);
+	}
+	while (done < n && !res) {
+		chunk = n - done < RMAWIN_RMA_MAX_OPS ? n - done : RMAWIN_RMA_MAX_OPS;
+		memset(&r, 0, sizeof(r));
+		r.ops_ptr = (uintptr_t)&ops[done];
+		r.nops = chunk;
+		r.op_size = sizeof(*ops);
+		ret = rmawin__ioctl_struct(ep->fd, RMAWIN_IOC_RMA, &r);
+		if (ret)
+			res = ret;
+		done += chunk;
+	}
+	return res;
+}
+
+/* The descriptor of a put or get; -EINVAL for arguments no rank could take. */
+int rmawin__rma_desc(struct rmawin_win *win, uint8_t opcode, const void *origin, size_t len,
+		     int target, size_t target_disp, struct rmawin_op_desc *op)
+{
+	if (!win || target < 0 || (!origin && len))
+		return -EINVAL;
+	memset(op, 0, sizeof(*op));
+	op->opcode = opcode;
+	op->target = target;
+	op->win = win->id;
+	op->origin = (uintptr_t)origin;
+	op->len = len;
+	op->target_disp = target_disp;
+	return 0;
 }
 
 static int rmawin_rma_one(struct rmawin_win *win, uint8_t opcode, const void *origin,
 			  size_t len, int target, size_t target_disp)
 {
 	struct rmawin_op_desc op;
+	int ret = rmawin__rma_desc(win, opcode, origin, len, target, target_disp, &op);
 
-	if (!win || target < 0 || (!origin && len))
-		return -EINVAL;
-	memset(&op, 0, sizeof(op));
-	op.opcode = opcode;
-	op.target = target;
-	op.win = win->id;
-	op.origin = (uintptr_t)origin;
-	op.len = len;
-	op.target_disp = target_disp;
-	return rmawin__submit(win->ep, &op);
+	return ret ?: rmawin__submit(win->ep, &op, 1);
 }
 
 int rmawin_put(struct rmawin_win *win, const void *origin, size_t len, int target,
@@ -81,26 +114,51 @@ static size_t rmawin_type_size(enum rmawin_type type)
 	return (unsigned int)type < sizeof(sizes) ? sizes[type] : 0;
 }
 
+/**
+ * rmawin__acc_desc() - the descriptor of an accumulate-family operation
+ * @win: the window
+ * @opcode: RMAWIN_OP_ACC, _GET_ACC, _FETCH_OP or _CAS
+ * @origin: the origin elements (NULL for RMAWIN_NO_OP)
+ * @compare: CAS: the element to compare with; else NULL
+ * @result: GET_ACC, FETCH_OP, CAS: where the previous values go; else NULL
+ * @count: elements
+ * @type: their type
+ * @target: rank of the target
+ * @target_disp: where in its window, in its disp_units
+ * @op: the operation (CAS: 0)
+ * @d: out: the descriptor
+ *
+ * Return: 0; -EINVAL for arguments no rank could take.
+ */
+int rmawin__acc_desc(struct rmawin_win *win, uint8_t opcode, const void *origin,
+		     const void *compare, void *result, size_t count, enum rmawin_type type,
+		     int target, size_t target_disp, enum rmawin_op op, struct rmawin_op_desc *d)
+{
+	if (!win || target < 0 || !rmawin_type_size(type) || (unsigned int)op > 255)
+		return -EINVAL;
+	memset(d, 0, sizeof(*d));
+	d->opcode = opcode;
+	d->acc_op = op;
+	d->datatype = type;
+	d->target = target;
+	d->win = win->id;
+	d->origin = (uintptr_t)origin;
+	d->len = count * rmawin_type_size(type);
+	d->target_disp = target_disp;
+	d->result = (uintptr_t)result;
+	d->compare = (uintptr_t)compare;
+	return 0;
+}
+
 static int rmawin_acc_one(struct rmawin_win *win, uint8_t opcode, const void *origin,
 			  const void *compare, void *result, size_t count, enum rmawin_type type,
 			  int target, size_t target_disp, enum rmawin_op op)
 {
 	struct rmawin_op_desc d;
+	int ret = rmawin__acc_desc(win, opcode, origin, compare, result, count, type, target,
+				   target_disp, op, &d);
 
-	if (!win || target < 0 || !rmawin_type_size(type) || (unsigned int)op > 255)
-		return -EINVAL;
-	memset(&d, 0, sizeof(d));
-	d.opcode = opcode;
-	d.acc_op = op;
-	d.datatype = type;
-	d.target = target;
-	d.win = win->id;
-	d.origin = (uintptr_t)origin;
-	d.len = count * rmawin_type_size(type);
-	d.target_disp = target_disp;
-	d.result = (uintptr_t)result;
-	d.compare = (uintptr_t)compare;
-	return rmawin__submit(win->ep, &d);
+	return ret ?: rmawin__submit(win->ep, &d, 1);
 }
 
 int rmawin_accumulate(struct rmawin_win *win, const void *origin, size_t count,

@@ -75,10 +75,16 @@ int rmawin__ioctl(int fd, unsigned long request, void *arg, uint32_t size);
 /* ring.c */
 int rmawin__ring_setup(struct rmawin_ep *ep);
 void rmawin__ring_free(struct rmawin_ep *ep);
-int rmawin__ring_run(struct rmawin_ep *ep, struct rmawin_op_desc *op, int *res);
+unsigned int rmawin__ring_run(struct rmawin_ep *ep, struct rmawin_op_desc *ops, unsigned int n,
+			      int *res);
 
-/* rma.c: one operation, through the ring when it can take it, else by ioctl */
-int rmawin__submit(struct rmawin_ep *ep, struct rmawin_op_desc *op);
+/* rma.c: operations through the ring when it can take them, else by ioctl */
+int rmawin__submit(struct rmawin_ep *ep, struct rmawin_op_desc *ops, unsigned int n);
+int rmawin__rma_desc(struct rmawin_win *win, uint8_t opcode, const void *origin, size_t len,
+		     int target, size_t target_disp, struct rmawin_op_desc *op);
+int rmawin__acc_desc(struct rmawin_win *win, uint8_t opcode, const void *origin,
+		     const void *compare, void *result, size_t count, enum rmawin_type type,
+		     int target, size_t target_disp, enum rmawin_op op, struct rmawin_op_desc *d);
 
 /* endpoint.c: rmawin_ep_open(), the current version */
 int rmawin__ep_open(const struct rmawin_ep_attr *attr, struct rmawin_ep **epp);

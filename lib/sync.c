@@ -150,7 +150,7 @@ static int rmawin_flush_target(struct rmawin_win *win, uint32_t target)
 		op.opcode = RMAWIN_OP_FLUSH;
 		op.win = win->id;
 		op.target = target;
-		if (rmawin__ring_run(win->ep, &op, &res))
+		if (rmawin__ring_run(win->ep, &op, 1, &res))
 			return res;
 	}
 	return rmawin_passive(win, RMAWIN_IOC_FLUSH, target, 0);

@@ -19,7 +19,7 @@ extern "C" {
 #endif
 
 #define RMAWIN_VERSION_MAJOR	0
-#define RMAWIN_VERSION_MINOR	3
+#define RMAWIN_VERSION_MINOR	4
 
 struct rmawin_ep;			/* an endpoint: one open /dev/rmawin joined to a group */
 struct rmawin_win;			/* a window */
@@ -404,6 +404,162 @@ int rmawin_fetch_and_op(struct rmawin_win *win, const void *origin, void *result
  */
 int rmawin_compare_and_swap(struct rmawin_win *win, const void *origin, const void *compare,
 			    void *result, enum rmawin_type type, int target, size_t target_disp);
+
+/* ------------------------------------------------------------------------
+ * Batches: several operations issued with one call
+ */
+
+/*
+ * struct rmawin_batch: operations prepared to be issued together (opaque).
+ * A batch belongs to one endpoint and holds operations on any of its
+ * windows.  rmawin_batch_submit() issues them in the order they were
+ * added: through the ring in one pass with at most one doorbell, or as
+ * RMAWIN_IOC_RMA system calls of up to 1024 operations each.  Each
+ * operation means what the single call of the same name means, and
+ * completes at the same synchronization.  A batch is not thread-safe: one
+ * thread fills and submits it at a time.
+ */
+struct rmawin_batch;
+
+/**
+ * rmawin_batch_create() - a batch of up to @max_ops operations
+ * @ep: the endpoint whose windows the operations will target
+ * @max_ops: room, 1 to 65536
+ * @batch: out: the batch, empty
+ *
+ * Return: 0; -EINVAL (NULL, @max_ops out of range); -ENOMEM.
+ */
+int rmawin_batch_create(struct rmawin_ep *ep, unsigned int max_ops, struct rmawin_batch **batch);
+
+/**
+ * rmawin_batch_free() - free a batch; what it holds is not issued
+ * @batch: the batch, or NULL
+ */
+void rmawin_batch_free(struct rmawin_batch *batch);
+
+/**
+ * rmawin_batch_count() - operations prepared and not yet submitted
+ * @batch: the batch
+ *
+ * Return: the count; 0 for NULL.
+ */
+unsigned int rmawin_batch_count(const struct rmawin_batch *batch);
+
+/**
+ * rmawin_batch_put() - add a rmawin_put() to a batch
+ * @batch: the batch
+ * @win: the window, of the batch's endpoint
+ * @origin: local source buffer; it must not change until the put completes
+ * @len: bytes to write
+ * @target: rank of the target
+ * @target_disp: where in the target window, in disp_units
+ *
+ * Return: 0; -EINVAL for NULL, a window of another endpoint, a negative
+ * rank; -ENOSPC if the batch is full.  What depends on the target (its
+ * window's size, the epoch) is checked when the batch is submitted.
+ */
+int rmawin_batch_put(struct rmawin_batch *batch, struct rmawin_win *win, const void *origin,
+		     size_t len, int target, size_t target_disp);
+
+/**
+ * rmawin_batch_get() - add a rmawin_get() to a batch
+ * @batch: the batch
+ * @win: the window, of the batch's endpoint
+ * @origin: local destination buffer
+ * @len: bytes to read
+ * @target: rank of the target
+ * @target_disp: where in the target window, in disp_units
+ *
+ * Return: as rmawin_batch_put().
+ */
+int rmawin_batch_get(struct rmawin_batch *batch, struct rmawin_win *win, void *origin,
+		     size_t len, int target, size_t target_disp);
+
+/**
+ * rmawin_batch_accumulate() - add a rmawin_accumulate() to a batch
+ * @batch: the batch
+ * @win: the window, of the batch's endpoint
+ * @origin: @count elements of @type
+ * @count: number of elements
+ * @type: element type
+ * @target: rank of the target
+ * @target_disp: where in the target window, in disp_units
+ * @op: the operation
+ *
+ * Return: as rmawin_batch_put(); -EINVAL also for an unknown @type.
+ */
+int rmawin_batch_accumulate(struct rmawin_batch *batch, struct rmawin_win *win,
+			    const void *origin, size_t count, enum rmawin_type type, int target,
+			    size_t target_disp, enum rmawin_op op);
+
+/**
+ * rmawin_batch_get_accumulate() - add a rmawin_get_accumulate() to a batch
+ * @batch: the batch
+ * @win: the window, of the batch's endpoint
+ * @origin: @count elements of @type (unused for RMAWIN_NO_OP)
+ * @result: receives the @count previous elements
+ * @count: number of elements
+ * @type: element type
+ * @target: rank of the target
+ * @target_disp: where in the target window, in disp_units
+ * @op: the operation
+ *
+ * Return: as rmawin_batch_accumulate().
+ */
+int rmawin_batch_get_accumulate(struct rmawin_batch *batch, struct rmawin_win *win,
+				const void *origin, void *result, size_t count,
+				enum rmawin_type type, int target, size_t target_disp,
+				enum rmawin_op op);
+
+/**
+ * rmawin_batch_fetch_and_op() - add a rmawin_fetch_and_op() to a batch
+ * @batch: the batch
+ * @win: the window, of the batch's endpoint
+ * @origin: one element of @type
+ * @result: receives the previous element
+ * @type: element type
+ * @target: rank of the target
+ * @target_disp: where in the target window, in disp_units
+ * @op: the operation
+ *
+ * Return: as rmawin_batch_accumulate().
+ */
+int rmawin_batch_fetch_and_op(struct rmawin_batch *batch, struct rmawin_win *win,
+			      const void *origin, void *result, enum rmawin_type type, int target,
+			      size_t target_disp, enum rmawin_op op);
+
+/**
+ * rmawin_batch_compare_and_swap() - add a rmawin_compare_and_swap() to a batch
+ * @batch: the batch
+ * @win: the window, of the batch's endpoint
+ * @origin: the new value, one element of @type
+ * @compare: the value expected at the target
+ * @result: receives the target's previous value
+ * @type: element type (an integer type)
+ * @target: rank of the target
+ * @target_disp: where in the target window, in disp_units
+ *
+ * Return: as rmawin_batch_accumulate().
+ */
+int rmawin_batch_compare_and_swap(struct rmawin_batch *batch, struct rmawin_win *win,
+				  const void *origin, const void *compare, void *result,
+				  enum rmawin_type type, int target, size_t target_disp);
+
+/**
+ * rmawin_batch_submit() - issue every operation of a batch, in order
+ * @batch: the batch; it is empty afterwards, whatever the result
+ *
+ * Each operation is checked as its single call would be.  Through the
+ * ring, every operation is issued and the first error among them is
+ * returned; as ioctls, up to 1024 operations are checked together before
+ * any of them is issued, and after a group that failed the rest are not
+ * issued.  Either way a failed operation is not issued, and those issued
+ * complete at the window's next synchronization.  An empty batch is a no-op.
+ *
+ * Return: 0; -EINVAL for NULL; else the first error, as the single calls
+ * return them.
+ */
+int rmawin_batch_submit(struct rmawin_batch *batch);
 
 /* ------------------------------------------------------------------------
  * Active target synchronization

@@ -503,12 +503,15 @@ struct rmawin_op_desc {
 /* sizeof(struct rmawin_op_desc) before @user_data: RMAWIN_IOC_RMA still takes it */
 #define RMAWIN_OP_DESC_SIZE_VER0	64
 
+/* Most operations in one RMAWIN_IOC_RMA */
+#define RMAWIN_RMA_MAX_OPS	1024
+
 /**
  * struct rmawin_rma - RMAWIN_IOC_RMA: issue a batch of operations
  * @size: sizeof(struct rmawin_rma) as userspace knows it
  * @flags: must be 0
  * @ops_ptr: user pointer to @nops struct rmawin_op_desc
- * @nops: number of operations, 1..1024
+ * @nops: number of operations, 1..RMAWIN_RMA_MAX_OPS
  * @op_size: sizeof(struct rmawin_op_desc) as userspace knows it
  *
  * Every operation is checked before any is issued: a bad one fails the
