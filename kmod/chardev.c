@@ -46,6 +46,7 @@ union rmawin_ioctl_buf {
 	struct rmawin_notify_wait notify_wait;
 	struct rmawin_ring_setup ring_setup;
 	struct rmawin_ring_enter ring_enter;
+	struct rmawin_win_info win_info;
 };
 
 /* The first command number; the table is indexed from it. */
@@ -87,6 +88,7 @@ static const struct rmawin_ioctl_op rmawin_ioctl_ops[] = {
 	RMAWIN_IOCTL(NOTIFY_WAIT, rmawin_ioctl_notify_wait, rmawin_notify_wait, len, true),
 	RMAWIN_IOCTL(RING_SETUP, rmawin_ioctl_ring_setup, rmawin_ring_setup, off, true),
 	RMAWIN_IOCTL(RING_ENTER, rmawin_ioctl_ring_enter, rmawin_ring_enter, flags, false),
+	RMAWIN_IOCTL(WIN_INFO, rmawin_ioctl_win_info, rmawin_win_info, ranks_ptr, false),
 };
 
 /* Larger structs than this are refused without reading their tail. */

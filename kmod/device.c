@@ -257,7 +257,8 @@ int rmawin_ioctl_query(struct rmawin_ep *ep, void *arg)
 	q->features = RMAWIN_FEAT_EP_BIND | RMAWIN_FEAT_GROUP |
 		      RMAWIN_FEAT_WINDOWS | RMAWIN_FEAT_ACCUMULATE |
 		      RMAWIN_FEAT_PASSIVE | RMAWIN_FEAT_PSCW |
-		      RMAWIN_FEAT_NOTIFY | RMAWIN_FEAT_RING | RMAWIN_FEAT_AUTH;
+		      RMAWIN_FEAT_NOTIFY | RMAWIN_FEAT_RING | RMAWIN_FEAT_AUTH |
+		      RMAWIN_FEAT_WIN_INFO;
 	q->ndevs = n;
 	ret = rmawin_copy_dev_infos(q, infos, min(n, want));
 	kfree(infos);

@@ -697,6 +697,7 @@ int rmawin_notify_recv(struct rmawin_peer *peer, u32 arg, const void *p, u16 len
 /* window.c, winmem.c, desc.c */
 int rmawin_ioctl_win_create(struct rmawin_ep *ep, void *arg);
 int rmawin_ioctl_win_free(struct rmawin_ep *ep, void *arg);
+int rmawin_ioctl_win_info(struct rmawin_ep *ep, void *arg);
 struct rmawin_win *rmawin_win_lookup(struct rmawin_ep *ep, u32 id);
 int rmawin_win_mmap(struct rmawin_ep *ep, struct vm_area_struct *vma);
 void rmawin_wins_destroy_all(struct rmawin_ep *ep);

@@ -429,6 +429,57 @@ out_unlock:
 }
 
 /**
+ * rmawin_ioctl_win_info() - RMAWIN_IOC_WIN_INFO
+ * @ep: the endpoint
+ * @arg: struct rmawin_win_info, already copied in
+ *
+ * Gathered under the lock, written out after it: the array may be memory
+ * whose fault needs this endpoint.
+ *
+ * Return: 0 or a negative errno as the uAPI header documents.
+ */
+int rmawin_ioctl_win_info(struct rmawin_ep *ep, void *arg)
+{
+	struct rmawin_win_info *w = arg;
+	struct rmawin_win_rank *r = NULL;
+	struct rmawin_group *grp;
+	struct rmawin_win *win;
+	u32 i;
+	int ret;
+
+	if (w->flags)
+		return -EINVAL;
+	mutex_lock(&ep->lock);
+	ret = rmawin_ep_check_group(ep);
+	if (ret)
+		goto out_unlock;
+	grp = ep->group;
+	win = xa_load(&ep->wins, w->win);
+	ret = -ENOENT;
+	if (!win)
+		goto out_unlock;
+	ret = -EINVAL;
+	if (w->nranks != grp->nranks)
+		goto out_unlock;
+	ret = -ENOMEM;
+	r = kvcalloc(grp->nranks, sizeof(*r), GFP_KERNEL_ACCOUNT);
+	if (!r)
+		goto out_unlock;
+	for (i = 0; i < grp->nranks; i++) {
+		r[i].length = i == grp->rank ? win->length : win->tbl->remote[i].length;
+		r[i].disp_unit = i == grp->rank ? win->disp_unit :
+						  win->tbl->remote[i].disp_unit;
+	}
+	ret = 0;
+out_unlock:
+	mutex_unlock(&ep->lock);
+	if (!ret && copy_to_user(u64_to_user_ptr(w->ranks_ptr), r, w->nranks * sizeof(*r)))
+		ret = -EFAULT;
+	kvfree(r);
+	return ret;
+}
+
+/**
  * rmawin_wins_destroy_all() - release every window of an endpoint
  * @ep: the endpoint, locked, whose queue pairs are already drained
  */

@@ -33,6 +33,7 @@ struct rmawin__ring {
 	uint32_t chead;		/* our copy of the completion head */
 	int busy;		/* one submitter at a time */
 	int dead;		/* the poller is gone: everything by ioctl */
+	int done;		/* and what was left has been run: never read again */
 	unsigned long forks;	/* rmawin_forks when it was set up */
 	unsigned long wakeups;	/* doorbells rung */
 };
@@ -138,127 +139,290 @@ static inline void rmawin_cpu_relax(void)
 }
 
 /*
- * The doorbell, for a poller that sleeps: it runs the queued entries in
- * this system call (a sleeping poller would take a wake-up and a context
- * switch longer) and lets the kernel decide whether to wake the poller.
+ * The doorbell, for a poller that sleeps.  Queued operations only wake it
+ * (@flags RMAWIN_ENTER_WAKEUP): the poller runs them, and the caller goes
+ * on.  A caller about to wait for everything (a flush, a synchronization)
+ * also has the entries run in its own system call (RMAWIN_ENTER_SUBMIT),
+ * which is quicker than a sleeping poller's wake-up.
  */
-static void rmawin_ring_wake(struct rmawin_ep *ep)
+static void rmawin_ring_wake(struct rmawin_ep *ep, uint32_t flags)
 {
-	struct rmawin_ring_enter e = {
-		.flags = RMAWIN_ENTER_WAKEUP | RMAWIN_ENTER_SUBMIT,
-	};
+	struct rmawin_ring_enter e = { .flags = flags };
 
 	ep->ring->wakeups++;
 	if (rmawin__ioctl_struct(ep->fd, RMAWIN_IOC_RING_ENTER, &e) == -ENODEV)
 		ep->ring->dead = 1;
 }
 
+/* One submitter at a time: the submission tail and the completion head are ours. */
+static void rmawin_ring_lock(struct rmawin__ring *r)
+{
+	while (__atomic_exchange_n(&r->busy, 1, __ATOMIC_ACQUIRE))
+		rmawin_cpu_relax();
+}
+
+static void rmawin_ring_unlock(struct rmawin__ring *r)
+{
+	__atomic_store_n(&r->busy, 0, __ATOMIC_RELEASE);
+}
+
+/* user_data of an operation whose caller waits for it; else it is the window's id */
+#define RMAWIN_UD_WAIT	(1ULL << 63)
+
 /*
- * Reap the completions of every submission up to our tail.  Return: the
- * number of submissions since @first that were run (all of them, unless
- * the poller died first: the rest are the caller's to run by ioctl), with
- * *res the first error among them.
+ * The result of one operation: a waited one's error goes to *@res (the
+ * first), a queued one's to its window, for its next synchronization.
  */
-static uint32_t rmawin_ring_wait(struct rmawin_ep *ep, uint32_t first, int *res)
+static void rmawin_ring_result(struct rmawin_ep *ep, uint64_t user_data, int res, int *wres)
+{
+	struct rmawin_win *win;
+
+	if (!res)
+		return;
+	if (user_data & RMAWIN_UD_WAIT) {
+		if (wres && !*wres)
+			*wres = res;
+		return;
+	}
+	win = rmawin__win_find(ep, (uint32_t)user_data);
+	if (win && !win->error)
+		win->error = res;
+}
+
+/*
+ * Take every completion there is.  Return: false if there is nothing more
+ * to take, ever: the kernel dropped the ring, or its poller died and what
+ * it left was run by ioctl.
+ */
+static int rmawin_ring_reap(struct rmawin_ep *ep, int *wres)
 {
 	struct rmawin__ring *r = ep->ring;
-	unsigned long spins = 0;
 	struct rmawin_cqe *cqe;
+	struct rmawin_win *win;
+
+	if (r->done)
+		return 0;
+	/* pairs with the kernel's store-release of the tail */
+	while (__atomic_load_n(r->cq_tail, __ATOMIC_ACQUIRE) != r->chead) {
+		cqe = &r->cqes[r->chead & (r->cq_entries - 1)];
+		r->chead++;
+		if (cqe->flags & RMAWIN_CQE_F_RING) {
+			/* the kernel dropped the ring: we never write one like that */
+			r->dead = 1;
+			r->done = 1;
+			r->chead = r->tail;
+			if (wres && !*wres)
+				*wres = -EIO;
+			for (win = ep->wins; win; win = win->next)
+				if (!win->error)
+					win->error = -EIO;
+			return 0;
+		}
+		rmawin_ring_result(ep, cqe->user_data, cqe->res, wres);
+		/* after reading the entry: it may be written again once we move */
+		__atomic_store_n(r->cq_head, r->chead, __ATOMIC_RELEASE);
+	}
+	return 1;
+}
+
+/*
+ * The poller is gone: run by ioctl what it never took, in order, and
+ * count it done.  Consumed submissions always got their completion first.
+ */
+static void rmawin_ring_orphans(struct rmawin_ep *ep, int *wres)
+{
+	struct rmawin__ring *r = ep->ring;
+	struct rmawin_op_desc op;
+	struct rmawin_rma rma;
+
+	r->dead = 1;
+	while (r->chead != r->tail) {
+		op = r->sqes[r->chead & (r->sq_entries - 1)];
+		memset(&rma, 0, sizeof(rma));
+		rma.ops_ptr = (uintptr_t)&op;
+		rma.nops = 1;
+		rma.op_size = sizeof(op);
+		rmawin_ring_result(ep, op.user_data, rmawin__ioctl_struct(ep->fd, RMAWIN_IOC_RMA, &rma),
+				   wres);
+		r->chead++;
+	}
+	r->done = 1;
+}
+
+/*
+ * Wait until every submission has its completion, taking them as they
+ * come.  Ring lock held.
+ */
+static void rmawin_ring_settle(struct rmawin_ep *ep, int *wres)
+{
+	struct rmawin__ring *r = ep->ring;
+	unsigned long spins = RMAWIN_RING_REWAKE_SPINS;
 	uint32_t flags;
 
-	*res = 0;
 	for (;;) {
-		/* pairs with the kernel's store-release of the tail */
-		while (__atomic_load_n(r->cq_tail, __ATOMIC_ACQUIRE) != r->chead) {
-			cqe = &r->cqes[r->chead & (r->cq_entries - 1)];
-			r->chead++;
-			__atomic_store_n(r->cq_head, r->chead, __ATOMIC_RELEASE);
-			if (cqe->flags & RMAWIN_CQE_F_RING) {
-				/* the kernel dropped the ring: we never write one like that */
-				*res = -EIO;
-				r->dead = 1;
-				return r->tail - first;
-			}
-			if (cqe->res && !*res)
-				*res = cqe->res;
-		}
-		/* one completion per submission, in order */
-		if (r->chead == r->tail)
-			return r->tail - first;
+		if (!rmawin_ring_reap(ep, wres) || r->chead == r->tail)
+			return;
 		flags = __atomic_load_n(r->sq_flags, __ATOMIC_ACQUIRE);
 		if (flags & RMAWIN_SQ_DEAD) {
-			r->dead = 1;
-			/* consumed submissions always get their completion first */
-			if (__atomic_load_n(r->sq_head, __ATOMIC_ACQUIRE) == r->chead) {
-				r->tail = r->chead;
-				return r->chead - first;
+			if (__atomic_load_n(r->sq_head, __ATOMIC_ACQUIRE) == r->chead &&
+			    __atomic_load_n(r->cq_tail, __ATOMIC_ACQUIRE) == r->chead) {
+				rmawin_ring_orphans(ep, wres);
+				return;
 			}
 			continue;
 		}
 		/*
-		 * The doorbell at submission suffices: the poller never sleeps
-		 * with work queued.  Ring again only after a long wait with our
-		 * entries still unconsumed, as a safety net.
+		 * A sleeping poller with our entries unconsumed: run them in
+		 * this system call, once now and again only after a long wait.
 		 */
 		if (++spins >= RMAWIN_RING_REWAKE_SPINS) {
 			spins = 0;
 			if ((flags & RMAWIN_SQ_NEED_WAKEUP) &&
 			    __atomic_load_n(r->sq_head, __ATOMIC_ACQUIRE) != r->tail)
-				rmawin_ring_wake(ep);
+				rmawin_ring_wake(ep, RMAWIN_ENTER_WAKEUP | RMAWIN_ENTER_SUBMIT);
 		}
 		rmawin_cpu_relax();
 	}
 }
 
+/* Can this process use the ring at all? */
+static int rmawin_ring_usable(const struct rmawin__ring *r)
+{
+	return r && !r->dead && r->forks == rmawin_forks;
+}
+
+/* Write one entry and publish it; the caller made sure there is room. */
+static void rmawin_ring_push(struct rmawin__ring *r, const struct rmawin_op_desc *op,
+			     uint64_t user_data)
+{
+	struct rmawin_op_desc *slot = &r->sqes[r->tail & (r->sq_entries - 1)];
+
+	*slot = *op;
+	slot->user_data = user_data;
+	r->tail++;
+	/* the entry before the tail that publishes it */
+	__atomic_store_n(r->sq_tail, r->tail, __ATOMIC_RELEASE);
+}
+
+/* Tail, full barrier, flag: pairs with the poller's flag, barrier, tail. */
+static int rmawin_ring_sleeping(const struct rmawin__ring *r)
+{
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	return __atomic_load_n(r->sq_flags, __ATOMIC_RELAXED) & RMAWIN_SQ_NEED_WAKEUP;
+}
+
 /**
- * rmawin__ring_run() - run operations through the ring
+ * rmawin__ring_queue() - queue one operation without waiting for it
+ * @ep: the endpoint
+ * @op: the descriptor; its checks that the library can make were made
+ *
+ * Its result comes back later, at the next reaping: an error is kept for
+ * its window's next synchronization.  Waits only for room, taking
+ * completions meanwhile.  A sleeping poller is woken when the ring is
+ * full (else by the next synchronization), never made to run the entry in
+ * this thread's system call.
+ *
+ * Return: 1 if queued; 0 if the ring cannot take it (none, dead, another
+ * process's): the caller drains and uses the ioctl.
+ */
+int rmawin__ring_queue(struct rmawin_ep *ep, const struct rmawin_op_desc *op)
+{
+	struct rmawin__ring *r = ep->ring;
+	unsigned long spins = 0;
+	uint32_t flags;
+
+	if (!rmawin_ring_usable(r))
+		return 0;
+	rmawin_ring_lock(r);
+	for (;;) {
+		if (!rmawin_ring_reap(ep, NULL) || r->dead)
+			goto out_unusable;
+		if (r->tail - __atomic_load_n(r->sq_head, __ATOMIC_ACQUIRE) < r->sq_entries)
+			break;
+		/* full: the poller must take some; wake it if it sleeps */
+		flags = __atomic_load_n(r->sq_flags, __ATOMIC_ACQUIRE);
+		if (flags & RMAWIN_SQ_DEAD)
+			goto out_unusable;
+		if ((flags & RMAWIN_SQ_NEED_WAKEUP) && !(spins++ % RMAWIN_RING_REWAKE_SPINS))
+			rmawin_ring_wake(ep, RMAWIN_ENTER_WAKEUP);
+		rmawin_cpu_relax();
+	}
+	rmawin_ring_push(r, op, op->win);
+	/*
+	 * A sleeping poller is woken once the ring is full (or by the next
+	 * synchronization): a wake-up per operation would cost a system call
+	 * each while the caller outpaces it, and a full ring keeps it busy
+	 * for longer than the doorbell takes, so it does not fall asleep again
+	 * while the caller keeps queuing.
+	 */
+	if (r->tail - __atomic_load_n(r->sq_head, __ATOMIC_ACQUIRE) >= r->sq_entries &&
+	    rmawin_ring_sleeping(r))
+		rmawin_ring_wake(ep, RMAWIN_ENTER_WAKEUP);
+	rmawin_ring_unlock(r);
+	return 1;
+
+out_unusable:
+	rmawin_ring_unlock(r);
+	return 0;
+}
+
+/**
+ * rmawin__ring_drain() - wait until every queued operation has run
+ * @ep: the endpoint
+ *
+ * Before any system call that synchronizes, so that the kernel has seen
+ * everything queued before it.  Errors go to the operations' windows.
+ */
+void rmawin__ring_drain(struct rmawin_ep *ep)
+{
+	struct rmawin__ring *r = ep->ring;
+
+	if (!r || r->forks != rmawin_forks)
+		return;
+	rmawin_ring_lock(r);
+	rmawin_ring_settle(ep, NULL);
+	rmawin_ring_unlock(r);
+}
+
+/**
+ * rmawin__ring_run() - run operations through the ring and wait for them
  * @ep: the endpoint, with a ring
- * @ops: the descriptors (their user_data is overwritten)
+ * @ops: the descriptors
  * @n: how many
- * @res: out: the first error of those the ring ran, as RMAWIN_IOC_RMA would
- *	return it for each alone; 0 if none failed
+ * @res: out: the first error among them, as RMAWIN_IOC_RMA would return
+ *	it for each alone; 0 if none failed
  *
- * At most a ring's worth is queued at a time, with one doorbell if the
- * poller sleeps, and waited for.
+ * A ring's worth at a time, after what was queued before them, with a
+ * doorbell that runs them in this system call if the poller sleeps.
  *
- * Return: how many of @ops (from the first) the ring ran; the caller runs
- * the rest by ioctl.  0 if the ring cannot (busy in another thread, or its
- * poller gone).
+ * Return: how many of @ops (from the first) were run, by the poller or,
+ * if it died meanwhile, by ioctl; the caller runs the rest by ioctl.  0
+ * if the ring cannot take them.
  */
 unsigned int rmawin__ring_run(struct rmawin_ep *ep, struct rmawin_op_desc *ops, unsigned int n,
 			      int *res)
 {
 	struct rmawin__ring *r = ep->ring;
-	uint32_t first, k, chunk, ran;
-	unsigned int done = 0;
-	int err;
+	unsigned int done = 0, k, chunk;
 
 	*res = 0;
-	if (r->dead || r->forks != rmawin_forks ||
-	    __atomic_exchange_n(&r->busy, 1, __ATOMIC_ACQUIRE))
+	if (!rmawin_ring_usable(r))
 		return 0;
-	while (done < n && !r->dead) {
-		chunk = n - done < r->sq_entries ? n - done : r->sq_entries;
-		first = r->tail;
-		for (k = 0; k < chunk; k++) {
-			ops[done + k].user_data = first + k;
-			r->sqes[(first + k) & (r->sq_entries - 1)] = ops[done + k];
-		}
-		r->tail = first + chunk;
-		/* the entries before the tail that publishes them */
-		__atomic_store_n(r->sq_tail, r->tail, __ATOMIC_RELEASE);
-		/* tail, full barrier, flag: pairs with the poller's flag, barrier, tail */
-		__atomic_thread_fence(__ATOMIC_SEQ_CST);
-		if (__atomic_load_n(r->sq_flags, __ATOMIC_RELAXED) & RMAWIN_SQ_NEED_WAKEUP)
-			rmawin_ring_wake(ep);
-		ran = rmawin_ring_wait(ep, first, &err);
-		if (err && !*res)
-			*res = err;
-		done += ran;
-		if (ran < chunk)
+	rmawin_ring_lock(r);
+	while (done < n) {
+		/* everything before settled: the whole ring is free */
+		rmawin_ring_settle(ep, res);
+		if (r->dead)
 			break;
+		chunk = n - done < r->sq_entries ? n - done : r->sq_entries;
+		for (k = 0; k < chunk; k++)
+			rmawin_ring_push(r, &ops[done + k], RMAWIN_UD_WAIT | (done + k));
+		done += chunk;
+		if (!r->dead && rmawin_ring_sleeping(r))
+			rmawin_ring_wake(ep, RMAWIN_ENTER_WAKEUP | RMAWIN_ENTER_SUBMIT);
 	}
-	__atomic_store_n(&r->busy, 0, __ATOMIC_RELEASE);
+	rmawin_ring_settle(ep, res);
+	rmawin_ring_unlock(r);
 	return done;
 }
 

@@ -3,7 +3,9 @@
  * Communication: put, get and the accumulate family.  Nonblocking; each
  * completes at the next synchronization.  Each call is one descriptor,
  * through the mmap'd ring when the endpoint has one and the operation
- * needs no pinning, else a one-operation batch of RMAWIN_IOC_RMA.
+ * needs no pinning, else a one-operation batch of RMAWIN_IOC_RMA.  Puts and
+ * gets the library can check itself (epoch.c) are only queued; the others
+ * wait until the kernel has taken them.
  */
 #include <errno.h>
 #include <string.h>
@@ -47,6 +49,9 @@ int rmawin__submit(struct rmawin_ep *ep, struct rmawin_op_desc *ops, unsigned in
 			;
 		if (i == n)
 			done = rmawin__ring_run(ep, ops, n, &res);
+		/* the kernel sees what was queued before these */
+		if (done < n)
+			rmawin__ring_drain(ep);
 	}
 	while (done < n && !res) {
 		chunk = n - done < RMAWIN_RMA_MAX_OPS ? n - done : RMAWIN_RMA_MAX_OPS;
@@ -78,13 +83,27 @@ int rmawin__rma_desc(struct rmawin_win *win, uint8_t opcode, const void *origin,
 	return 0;
 }
 
+/*
+ * A put or get: queued in the ring without waiting when the library can
+ * check it itself (its errors then come at once, and a transfer's error at
+ * the window's next synchronization), else issued and waited for.
+ */
 static int rmawin_rma_one(struct rmawin_win *win, uint8_t opcode, const void *origin,
 			  size_t len, int target, size_t target_disp)
 {
 	struct rmawin_op_desc op;
 	int ret = rmawin__rma_desc(win, opcode, origin, len, target, target_disp, &op);
 
-	return ret ?: rmawin__submit(win->ep, &op, 1);
+	if (ret)
+		return ret;
+	if (win->ep->ring && rmawin_ring_takes(&op)) {
+		ret = rmawin__op_check(win, &op);
+		if (ret <= 0 && (ret || rmawin__ring_queue(win->ep, &op)))
+			return ret;
+	}
+	/* after what is queued, so that the kernel sees them in order */
+	rmawin__ring_drain(win->ep);
+	return rmawin__submit(win->ep, &op, 1);
 }
 
 int rmawin_put(struct rmawin_win *win, const void *origin, size_t len, int target,

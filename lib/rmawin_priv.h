@@ -28,6 +28,8 @@
  * @addrs: @nranks parsed listen addresses indexed by rank, or NULL when none
  *	were given (a group of one)
  * @ring: the mmap'd rings (ring.c), or NULL: every call is an ioctl
+ * @wins: its windows, newest first: a queued operation's error is its
+ *	window's to report
  */
 struct rmawin_ep {
 	int fd;
@@ -38,6 +40,7 @@ struct rmawin_ep {
 	char ibdev[RMAWIN_DEVNAME_MAX];
 	struct sockaddr_storage *addrs;
 	struct rmawin__ring *ring;
+	struct rmawin_win *wins;
 };
 
 /**
@@ -50,6 +53,12 @@ struct rmawin_ep {
  * @id: the kernel's handle for it
  * @allocated: the kernel allocated @base (rmawin_win_allocate), so freeing
  *	the window also unmaps it
+ * @next: the endpoint's next window
+ * @ranks: every rank's length and unit (RMAWIN_IOC_WIN_INFO), or NULL if
+ *	the kernel cannot say: operations are then not queued
+ * @error: the first error of a queued operation, for the next
+ *	synchronization of the window to return
+ * @epoch: what the library knows of the window's epochs (epoch.c)
  */
 struct rmawin_win {
 	struct rmawin_ep *ep;
@@ -59,6 +68,17 @@ struct rmawin_win {
 	unsigned int flags;
 	uint32_t id;
 	int allocated;
+	struct rmawin_win *next;
+	struct rmawin_win_rank *ranks;
+	int error;
+	struct rmawin__epoch {
+		int unknown;		/* a synchronization failed: let the kernel judge */
+		int fence_open;		/* the last fence opened an access epoch */
+		int started;		/* a PSCW access epoch is open */
+		int nheld;		/* passive-target locks held */
+		unsigned char *access;	/* per rank: in the PSCW access epoch */
+		unsigned char *held;	/* per rank: locked */
+	} epoch;
 };
 
 /* syscall.c */
@@ -75,6 +95,8 @@ int rmawin__ioctl(int fd, unsigned long request, void *arg, uint32_t size);
 /* ring.c */
 int rmawin__ring_setup(struct rmawin_ep *ep);
 void rmawin__ring_free(struct rmawin_ep *ep);
+int rmawin__ring_queue(struct rmawin_ep *ep, const struct rmawin_op_desc *op);
+void rmawin__ring_drain(struct rmawin_ep *ep);
 unsigned int rmawin__ring_run(struct rmawin_ep *ep, struct rmawin_op_desc *ops, unsigned int n,
 			      int *res);
 
@@ -85,6 +107,20 @@ int rmawin__rma_desc(struct rmawin_win *win, uint8_t opcode, const void *origin,
 int rmawin__acc_desc(struct rmawin_win *win, uint8_t opcode, const void *origin,
 		     const void *compare, void *result, size_t count, enum rmawin_type type,
 		     int target, size_t target_disp, enum rmawin_op op, struct rmawin_op_desc *d);
+
+/* window.c: the first queued error of @win, cleared, else @ret */
+int rmawin__win_result(struct rmawin_win *win, int ret);
+struct rmawin_win *rmawin__win_find(struct rmawin_ep *ep, uint32_t id);
+
+/* epoch.c: the library's view of a window's epochs, and the checks it allows */
+int rmawin__epoch_init(struct rmawin_win *win);
+void rmawin__epoch_free(struct rmawin_win *win);
+int rmawin__op_check(const struct rmawin_win *win, const struct rmawin_op_desc *op);
+void rmawin__epoch_fence(struct rmawin_win *win, unsigned int flags, int ret);
+void rmawin__epoch_lock(struct rmawin_win *win, uint32_t target, int ret);
+void rmawin__epoch_unlock(struct rmawin_win *win, uint32_t target, int ret);
+void rmawin__epoch_start(struct rmawin_win *win, const uint32_t *targets, int n, int ret);
+void rmawin__epoch_complete(struct rmawin_win *win, int ret);
 
 /* endpoint.c: rmawin_ep_open(), the current version */
 int rmawin__ep_open(const struct rmawin_ep_attr *attr, struct rmawin_ep **epp);

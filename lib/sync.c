@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later OR MIT
 /*
  * Synchronization, with MPI's meaning: fence, post/start/complete/wait/test
- * (active target) and lock/unlock/flush/sync (passive target).  Not
- * implemented yet.
+ * (active target) and lock/unlock/flush/sync (passive target).  Each first
+ * drains what the ring holds of this endpoint's queued operations, so the
+ * kernel has seen them; the calls that complete operations (fence,
+ * complete, unlock, flush) then return the first error of one that was
+ * queued, if any, before their own; and every call keeps the library's view
+ * of the window's epochs (epoch.c) in step.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -13,13 +17,17 @@
 int rmawin_fence(struct rmawin_win *win, unsigned int assert_flags)
 {
 	struct rmawin_fence f;
+	int ret;
 
 	if (!win)
 		return -EINVAL;
+	rmawin__ring_drain(win->ep);
 	memset(&f, 0, sizeof(f));
 	f.flags = assert_flags;
 	f.win = win->id;
-	return rmawin__ioctl_struct(win->ep->fd, RMAWIN_IOC_FENCE, &f);
+	ret = rmawin__ioctl_struct(win->ep->fd, RMAWIN_IOC_FENCE, &f);
+	rmawin__epoch_fence(win, assert_flags, ret);
+	return rmawin__win_result(win, ret);
 }
 
 /* POST and START: the group as __u32 ranks, as the ABI wants them. */
@@ -41,11 +49,14 @@ static int rmawin_pscw_group(struct rmawin_win *win, unsigned long req, const in
 		}
 		u[i] = ranks[i];
 	}
+	rmawin__ring_drain(win->ep);
 	memset(&p, 0, sizeof(p));
 	p.win = win->id;
 	p.n = n;
 	p.ranks_ptr = (uintptr_t)u;
 	ret = rmawin__ioctl_struct(win->ep->fd, req, &p);
+	if (req == RMAWIN_IOC_START)
+		rmawin__epoch_start(win, u, n, ret);
 	free(u);
 	return ret;
 }
@@ -68,6 +79,7 @@ static int rmawin_pscw_end(struct rmawin_win *win, unsigned long req, uint32_t f
 
 	if (!win)
 		return -EINVAL;
+	rmawin__ring_drain(win->ep);
 	memset(&p, 0, sizeof(p));
 	p.flags = flags;
 	p.win = win->id;
@@ -79,7 +91,12 @@ static int rmawin_pscw_end(struct rmawin_win *win, unsigned long req, uint32_t f
 
 int rmawin_complete(struct rmawin_win *win)
 {
-	return rmawin_pscw_end(win, RMAWIN_IOC_COMPLETE, 0, NULL);
+	int ret = rmawin_pscw_end(win, RMAWIN_IOC_COMPLETE, 0, NULL);
+
+	if (!win)
+		return ret;
+	rmawin__epoch_complete(win, ret);
+	return rmawin__win_result(win, ret);
 }
 
 int rmawin_wait(struct rmawin_win *win)
@@ -99,14 +116,22 @@ static int rmawin_passive(struct rmawin_win *win, unsigned long req, uint32_t ta
 			  uint32_t type)
 {
 	struct rmawin_passive p;
+	int ret;
 
 	if (!win)
 		return -EINVAL;
+	rmawin__ring_drain(win->ep);
 	memset(&p, 0, sizeof(p));
 	p.win = win->id;
 	p.target = target;
 	p.type = type;
-	return rmawin__ioctl_struct(win->ep->fd, req, &p);
+	ret = rmawin__ioctl_struct(win->ep->fd, req, &p);
+	if (req == RMAWIN_IOC_LOCK)
+		rmawin__epoch_lock(win, target, ret);
+	else if (req == RMAWIN_IOC_UNLOCK)
+		rmawin__epoch_unlock(win, target, ret);
+	/* unlock and flush complete operations: theirs the queued errors */
+	return req == RMAWIN_IOC_LOCK ? ret : rmawin__win_result(win, ret);
 }
 
 /* A negative rank must not alias RMAWIN_ALL_RANKS: send one the kernel refuses. */
@@ -151,7 +176,7 @@ static int rmawin_flush_target(struct rmawin_win *win, uint32_t target)
 		op.win = win->id;
 		op.target = target;
 		if (rmawin__ring_run(win->ep, &op, 1, &res))
-			return res;
+			return rmawin__win_result(win, res);
 	}
 	return rmawin_passive(win, RMAWIN_IOC_FLUSH, target, 0);
 }

@@ -9,6 +9,58 @@
 
 #include "rmawin_priv.h"
 
+/* Every rank's length and unit, for the checks of queued operations; NULL if unknown. */
+static struct rmawin_win_rank *rmawin_win_ranks(struct rmawin_ep *ep, uint32_t id)
+{
+	struct rmawin_win_rank *r = calloc(ep->nranks, sizeof(*r));
+	struct rmawin_win_info w;
+
+	if (!r)
+		return NULL;
+	memset(&w, 0, sizeof(w));
+	w.win = id;
+	w.nranks = ep->nranks;
+	w.ranks_ptr = (uintptr_t)r;
+	/* an older kernel (-ENOTTY) has none: operations then wait for their results */
+	if (rmawin__ioctl_struct(ep->fd, RMAWIN_IOC_WIN_INFO, &w)) {
+		free(r);
+		return NULL;
+	}
+	return r;
+}
+
+struct rmawin_win *rmawin__win_find(struct rmawin_ep *ep, uint32_t id)
+{
+	struct rmawin_win *win;
+
+	for (win = ep->wins; win; win = win->next)
+		if (win->id == id)
+			return win;
+	return NULL;
+}
+
+int rmawin__win_result(struct rmawin_win *win, int ret)
+{
+	int err = win->error;
+
+	win->error = 0;
+	return err ?: ret;
+}
+
+static void rmawin_win_unlink(struct rmawin_win *win)
+{
+	struct rmawin_win **p;
+
+	for (p = &win->ep->wins; *p; p = &(*p)->next) {
+		if (*p == win) {
+			*p = win->next;
+			break;
+		}
+	}
+	rmawin__epoch_free(win);
+	free(win->ranks);
+}
+
 static int rmawin_win_new(struct rmawin_ep *ep, void *base, size_t size,
 			  unsigned int disp_unit, uint32_t flags, struct rmawin_win **winp)
 {
@@ -19,6 +71,13 @@ static int rmawin_win_new(struct rmawin_ep *ep, void *base, size_t size,
 	win = calloc(1, sizeof(*win));
 	if (!win)
 		return -ENOMEM;
+	win->ep = ep;
+	ret = rmawin__epoch_init(win);
+	if (ret) {
+		free(win);
+		return ret;
+	}
+	rmawin__ring_drain(ep);
 	memset(&c, 0, sizeof(c));
 	c.flags = flags;
 	c.base = (uintptr_t)base;
@@ -26,10 +85,10 @@ static int rmawin_win_new(struct rmawin_ep *ep, void *base, size_t size,
 	c.disp_unit = disp_unit;
 	ret = rmawin__ioctl_struct(ep->fd, RMAWIN_IOC_WIN_CREATE, &c);
 	if (ret) {
+		rmawin__epoch_free(win);
 		free(win);
 		return ret;
 	}
-	win->ep = ep;
 	win->base = base;
 	win->size = size;
 	win->disp_unit = disp_unit;
@@ -40,11 +99,15 @@ static int rmawin_win_new(struct rmawin_ep *ep, void *base, size_t size,
 				 c.mmap_offset);
 		if (win->base == MAP_FAILED) {
 			ret = -errno;
+			rmawin__epoch_free(win);
 			free(win);	/* the kernel frees the window with the endpoint */
 			return ret;
 		}
 		win->allocated = 1;
 	}
+	win->ranks = rmawin_win_ranks(ep, win->id);
+	win->next = ep->wins;
+	ep->wins = win;
 	*winp = win;
 	return 0;
 }
@@ -77,9 +140,11 @@ int rmawin_win_free(struct rmawin_win *win)
 
 	if (!win)
 		return -EINVAL;
+	rmawin__ring_drain(win->ep);
 	memset(&f, 0, sizeof(f));
 	f.win = win->id;
-	ret = rmawin__ioctl_struct(win->ep->fd, RMAWIN_IOC_WIN_FREE, &f);
+	ret = rmawin__win_result(win, rmawin__ioctl_struct(win->ep->fd, RMAWIN_IOC_WIN_FREE, &f));
+	rmawin_win_unlink(win);
 	/* the module's pages are freed once this last mapping goes */
 	if (win->allocated)
 		munmap(win->base, win->size);

@@ -302,11 +302,16 @@ int rmawin_win_free(struct rmawin_win *win);
  * @target: rank of the target
  * @target_disp: where in the target window, in disp_units
  *
- * @origin must not change until the next synchronization.
+ * @origin must not change until the put completes locally
+ * (rmawin_flush_local() or any call that completes it).  On the ring a put
+ * of up to 8 KiB is only queued: its argument errors come back at once,
+ * the transfer's own (-EFAULT, -ECONNRESET, -ENODEV) from the call that
+ * completes it (flush, unlock, fence, complete, window free).
  *
- * Return: 0; -EINVAL for NULL, a bad rank; -ERANGE if the target range is
- * beyond the target's window (nothing is sent); -EFAULT for unmapped
- * @origin; -ECONNRESET if the target left; -ENODEV.
+ * Return: 0; -EINVAL for NULL, a bad rank; -EPERM outside an access epoch
+ * to @target; -ERANGE if the target range is beyond the target's window
+ * (nothing is sent); -EFAULT for unmapped @origin; -ECONNRESET if the
+ * target left; -ENODEV.
  */
 int rmawin_put(struct rmawin_win *win, const void *origin, size_t len, int target,
 	       size_t target_disp);
@@ -319,7 +324,8 @@ int rmawin_put(struct rmawin_win *win, const void *origin, size_t len, int targe
  * @target: rank of the target
  * @target_disp: where in the target window, in disp_units
  *
- * @origin holds the data after the next synchronization, not before.
+ * @origin holds the data after the call that completes the get, not
+ * before.  Queued on the ring as rmawin_put() is.
  *
  * Return: as rmawin_put(); -EFAULT also for read-only @origin.
  */

@@ -285,6 +285,8 @@ static const struct {
 	  offsetofend(struct rmawin_ring_setup, off), ENOTCONN },
 	{ RMAWIN_IOC_RING_ENTER, "RING_ENTER", sizeof(struct rmawin_ring_enter),
 	  offsetofend(struct rmawin_ring_enter, flags), ENXIO },
+	{ RMAWIN_IOC_WIN_INFO, "WIN_INFO", sizeof(struct rmawin_win_info),
+	  offsetofend(struct rmawin_win_info, ranks_ptr), ENOTCONN },
 };
 
 /* The command on a zeroed struct of @size bytes, the last 8 set to @tail. */

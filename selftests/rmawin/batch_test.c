@@ -138,15 +138,6 @@ TEST_F_TIMEOUT(path, batches_land_at_the_peer, 120)
 	rmawin_test_expect_no_leaks(_metadata);
 }
 
-#define WANT(err, call)								\
-	do {									\
-		int __r = (call);						\
-		if (__r != (err)) {						\
-			RMAWIN_TEST_MSG("%s: %d (%s), want %d", #call, __r,	\
-					rmawin_strerror(__r), (err));		\
-			bad = 1;						\
-		}								\
-	} while (0)
 
 /*
  * Argument errors, at the call that adds the operation; then what a failed
@@ -166,42 +157,42 @@ static int errors_rank(int rank, int n, void *arg)
 	RMAWIN_TEST_TRY(3, rmawin_fence(win, 0));
 	if (rank == 0) {
 		ring = rmawin_ep_ring_active(ep);
-		WANT(-EINVAL, rmawin_batch_create(NULL, 4, &b));
-		WANT(-EINVAL, rmawin_batch_create(ep, 0, &b));
-		WANT(-EINVAL, rmawin_batch_create(ep, 65537, &b));
-		WANT(-EINVAL, rmawin_batch_create(ep, 4, NULL));
+		RMAWIN_TEST_WANT(-EINVAL, rmawin_batch_create(NULL, 4, &b));
+		RMAWIN_TEST_WANT(-EINVAL, rmawin_batch_create(ep, 0, &b));
+		RMAWIN_TEST_WANT(-EINVAL, rmawin_batch_create(ep, 65537, &b));
+		RMAWIN_TEST_WANT(-EINVAL, rmawin_batch_create(ep, 4, NULL));
 		RMAWIN_TEST_TRY(4, rmawin_batch_create(ep, 2, &b));
 		/* a window of another endpoint (a group of one) */
 		RMAWIN_TEST_TRY(5, rmawin_test_open(0, 1, rmawin_test_ports(1), &other));
 		RMAWIN_TEST_TRY(6, rmawin_win_create(other, w, 8, 8, 0, &other_win));
 		RMAWIN_TEST_TRY(7, rmawin_batch_create(other, 1, &other_b));
-		WANT(-EINVAL, rmawin_batch_put(b, other_win, &v, 8, 0, 0));
-		WANT(-EINVAL, rmawin_batch_put(other_b, win, &v, 8, 1, 0));
-		WANT(-EINVAL, rmawin_batch_put(NULL, win, &v, 8, 1, 0));
-		WANT(-EINVAL, rmawin_batch_get(b, NULL, &v, 8, 1, 0));
-		WANT(-EINVAL, rmawin_batch_put(b, win, &v, 8, -1, 0));
-		WANT(-EINVAL, rmawin_batch_put(b, win, NULL, 8, 1, 0));
-		WANT(-EINVAL, rmawin_batch_accumulate(b, win, &v, 1, (enum rmawin_type)99, 1, 0,
+		RMAWIN_TEST_WANT(-EINVAL, rmawin_batch_put(b, other_win, &v, 8, 0, 0));
+		RMAWIN_TEST_WANT(-EINVAL, rmawin_batch_put(other_b, win, &v, 8, 1, 0));
+		RMAWIN_TEST_WANT(-EINVAL, rmawin_batch_put(NULL, win, &v, 8, 1, 0));
+		RMAWIN_TEST_WANT(-EINVAL, rmawin_batch_get(b, NULL, &v, 8, 1, 0));
+		RMAWIN_TEST_WANT(-EINVAL, rmawin_batch_put(b, win, &v, 8, -1, 0));
+		RMAWIN_TEST_WANT(-EINVAL, rmawin_batch_put(b, win, NULL, 8, 1, 0));
+		RMAWIN_TEST_WANT(-EINVAL, rmawin_batch_accumulate(b, win, &v, 1, (enum rmawin_type)99, 1, 0,
 						      RMAWIN_SUM));
-		WANT(-EINVAL, rmawin_batch_fetch_and_op(b, win, &v, &r, RMAWIN_UINT64, -3, 0,
+		RMAWIN_TEST_WANT(-EINVAL, rmawin_batch_fetch_and_op(b, win, &v, &r, RMAWIN_UINT64, -3, 0,
 							RMAWIN_SUM));
 		if (rmawin_batch_count(b) || rmawin_batch_count(NULL)) {
 			RMAWIN_TEST_MSG("refused operations were counted: %u",
 					rmawin_batch_count(b));
 			bad = 1;
 		}
-		WANT(-EINVAL, rmawin_batch_submit(NULL));
-		WANT(0, rmawin_batch_submit(b));	/* empty */
+		RMAWIN_TEST_WANT(-EINVAL, rmawin_batch_submit(NULL));
+		RMAWIN_TEST_WANT(0, rmawin_batch_submit(b));	/* empty */
 		/* full */
-		WANT(0, rmawin_batch_put(b, win, &v, 8, 1, 0));
-		WANT(0, rmawin_batch_put(b, win, &v, 8, 1, 1));
-		WANT(-ENOSPC, rmawin_batch_put(b, win, &v, 8, 1, 2));
+		RMAWIN_TEST_WANT(0, rmawin_batch_put(b, win, &v, 8, 1, 0));
+		RMAWIN_TEST_WANT(0, rmawin_batch_put(b, win, &v, 8, 1, 1));
+		RMAWIN_TEST_WANT(-ENOSPC, rmawin_batch_put(b, win, &v, 8, 1, 2));
 		/* the second is out of the target's 64 words: -ERANGE at submit */
 		rmawin_batch_free(b);
 		RMAWIN_TEST_TRY(8, rmawin_batch_create(ep, 2, &b));
-		WANT(0, rmawin_batch_put(b, win, &v, 8, 1, 5));
-		WANT(0, rmawin_batch_put(b, win, &v, 8, 1, 64));
-		WANT(-ERANGE, rmawin_batch_submit(b));
+		RMAWIN_TEST_WANT(0, rmawin_batch_put(b, win, &v, 8, 1, 5));
+		RMAWIN_TEST_WANT(0, rmawin_batch_put(b, win, &v, 8, 1, 64));
+		RMAWIN_TEST_WANT(-ERANGE, rmawin_batch_submit(b));
 		if (rmawin_batch_count(b)) {
 			RMAWIN_TEST_MSG("a failed submit left %u operations", rmawin_batch_count(b));
 			bad = 1;
@@ -217,8 +208,8 @@ static int errors_rank(int rank, int n, void *arg)
 	if (rank == 0) {
 		/* outside any epoch (NOSUCCEED closed it): -EPERM at submit */
 		RMAWIN_TEST_TRY(13, rmawin_fence(win, RMAWIN_MODE_NOSUCCEED));
-		WANT(0, rmawin_batch_put(b, win, &v, 8, 1, 0));
-		WANT(-EPERM, rmawin_batch_submit(b));
+		RMAWIN_TEST_WANT(0, rmawin_batch_put(b, win, &v, 8, 1, 0));
+		RMAWIN_TEST_WANT(-EPERM, rmawin_batch_submit(b));
 		rmawin_batch_free(b);
 	} else {
 		/* word 63: rank 0's path; ring: the good put landed, ioctl: nothing did */

@@ -233,6 +233,15 @@ static int call_win_free(struct state *s)
 	return ioctl(s->fd, RMAWIN_IOC_WIN_FREE, &f);
 }
 
+static int call_win_info(struct state *s)
+{
+	struct rmawin_win_rank r[1];
+	struct rmawin_win_info w = { .size = sizeof(w), .win = s->win, .nranks = 1,
+				     .ranks_ptr = (uintptr_t)r };
+
+	return ioctl(s->fd, RMAWIN_IOC_WIN_INFO, &w);
+}
+
 static int call_ring_setup(struct state *s)
 {
 	struct rmawin_ring_setup r = { .size = sizeof(r) };
@@ -269,6 +278,7 @@ static const struct {
 	{ "RMA fetch_and_op", 3, call_fetch_op },
 	{ "RMA put_notify", 3, call_put_notify },
 	{ "LOCK, UNLOCK", 2, call_lock_unlock },
+	{ "WIN_INFO", 2, call_win_info },
 	{ "WIN_FREE", 2, call_win_free },
 	{ "RING_SETUP", 1, call_ring_setup },
 };

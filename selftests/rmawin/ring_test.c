@@ -6,7 +6,9 @@
  * error completions and leave the ring working; data put through the ring
  * lands; the poller sleeps after its idle time (and then uses no CPU),
  * wakes on the doorbell, and is gone after close, after SIGKILL of its
- * owner and after `rdma link del` of its device.
+ * owner and after `rdma link del` of its device.  And, through the
+ * library, puts and gets that are only queued: argument errors at once,
+ * transfer errors at the synchronization that completes them.
  */
 #include <dirent.h>
 #include <sys/mman.h>
@@ -602,6 +604,97 @@ TEST(poller_gone_after_rdma_link_del)
 	rmawin_win_free(win);
 	EXPECT_EQ(0, rmawin_ep_close(ep));
 	sh("ip link del " TMP_NETDEV " 2>/dev/null");
+	rmawin_test_expect_no_leaks(_metadata);
+}
+
+/*
+ * Through the library: puts and gets on the ring are only queued.  Their
+ * argument errors come back at once; a transfer's error (an origin that is
+ * not mapped, a get into read-only memory) from the synchronization that
+ * completes it (fence, flush, unlock), once, after which the window works
+ * on.  Rank 1 serves and checks what landed.
+ */
+static int queued_rank(int rank, int n, void *arg)
+{
+	uint64_t w[512], v[4] = { 11, 22, 33, 44 }, got = 0;
+	unsigned char *hole, *ro;
+	struct rmawin_win *win;
+	struct rmawin_ep *ep;
+	int bad = 0;
+
+	memset(w, 0, sizeof(w));
+	hole = mmap(NULL, 8192, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ro = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (hole == MAP_FAILED || ro == MAP_FAILED)
+		return 1;
+	RMAWIN_TEST_TRY(2, rmawin_test_open(rank, n, *(int *)arg, &ep));
+	if (rmawin_ep_ring_active(ep) != 1) {
+		RMAWIN_TEST_MSG("no ring");
+		return 3;
+	}
+	RMAWIN_TEST_TRY(4, rmawin_win_create(ep, w, sizeof(w), 8, 0, &win));
+	RMAWIN_TEST_TRY(5, rmawin_fence(win, 0));
+	if (rank == 0) {
+		/* at once: rank, range (in units of 8), nothing queued */
+		RMAWIN_TEST_WANT(-EINVAL, rmawin_put(win, v, 8, 2, 0));
+		RMAWIN_TEST_WANT(-ERANGE, rmawin_put(win, v, 16, 1, 511));
+		RMAWIN_TEST_WANT(-ERANGE, rmawin_get(win, &got, 8, 1, 512));
+		RMAWIN_TEST_WANT(-ERANGE, rmawin_put(win, v, 8, 1, SIZE_MAX / 4));
+		/* queued: the bad origin's error waits for the fence */
+		RMAWIN_TEST_WANT(0, rmawin_put(win, hole, 100, 1, 10));
+		RMAWIN_TEST_WANT(0, rmawin_put(win, v, 32, 1, 100));
+	}
+	RMAWIN_TEST_WANT(rank == 0 ? -EFAULT : 0, rmawin_fence(win, 0));
+	if (rank == 1 && (w[100] != 11 || w[103] != 44 || w[10])) {
+		RMAWIN_TEST_MSG("the good put of the failed epoch: %llu..%llu, word 10 %llu",
+				(unsigned long long)w[100], (unsigned long long)w[103],
+				(unsigned long long)w[10]);
+		bad = 1;
+	}
+	if (rank == 0) {
+		/* reported once: the next epoch is clean */
+		RMAWIN_TEST_WANT(0, rmawin_put(win, &v[1], 8, 1, 200));
+		RMAWIN_TEST_WANT(0, rmawin_get(win, ro, 8, 1, 100));
+	}
+	RMAWIN_TEST_WANT(rank == 0 ? -EFAULT : 0, rmawin_fence(win, 0));
+	if (rank == 0)
+		RMAWIN_TEST_WANT(0, rmawin_get(win, &got, 8, 1, 200));
+	RMAWIN_TEST_WANT(0, rmawin_fence(win, RMAWIN_MODE_NOSUCCEED));
+	if (rank == 0) {
+		if (got != 22) {
+			RMAWIN_TEST_MSG("get after a clean epoch: %llu, want 22",
+					(unsigned long long)got);
+			bad = 1;
+		}
+		/* no epoch: -EPERM at once; then a lock epoch, its flush and unlock */
+		RMAWIN_TEST_WANT(-EPERM, rmawin_put(win, v, 8, 1, 0));
+		RMAWIN_TEST_TRY(6, rmawin_lock(win, RMAWIN_LOCK_EXCLUSIVE, 1));
+		RMAWIN_TEST_WANT(-EPERM, rmawin_put(win, v, 8, 0, 0));	/* not locked */
+		RMAWIN_TEST_WANT(0, rmawin_put(win, hole + 4096, 64, 1, 300));
+		RMAWIN_TEST_WANT(-EFAULT, rmawin_flush(win, 1));
+		RMAWIN_TEST_WANT(0, rmawin_put(win, &v[2], 8, 1, 301));
+		RMAWIN_TEST_WANT(0, rmawin_flush(win, 1));
+		RMAWIN_TEST_WANT(0, rmawin_put(win, hole, 8, 1, 302));
+		RMAWIN_TEST_WANT(-EFAULT, rmawin_unlock(win, 1));
+		RMAWIN_TEST_WANT(-EPERM, rmawin_put(win, v, 8, 1, 0));
+	}
+	RMAWIN_TEST_TRY(7, rmawin_barrier(ep));
+	if (rank == 1 && (w[301] != 33 || w[300] || w[302])) {
+		RMAWIN_TEST_MSG("lock epoch: word 301 %llu (want 33), 300 %llu, 302 %llu",
+				(unsigned long long)w[301], (unsigned long long)w[300],
+				(unsigned long long)w[302]);
+		bad = 1;
+	}
+	RMAWIN_TEST_TRY(8, rmawin_win_free(win));
+	RMAWIN_TEST_TRY(9, rmawin_ep_close(ep));
+	return bad ? 10 : 0;
+}
+
+TEST(queued_errors_come_at_the_synchronization)
+{
+	int port = rmawin_test_ports(2);
+
+	EXPECT_EQ(2, rmawin_test_run_ranks_for(_metadata, 2, queued_rank, &port, 60));
 	rmawin_test_expect_no_leaks(_metadata);
 }
 

@@ -2,8 +2,9 @@
 /*
  * Windows whose memory the module allocates (RMAWIN_WIN_ALLOCATE): the
  * mapping, its validation, data put by a peer seen through it, and pages
- * that outlive a freed window while still mapped.  And a window on
+ * that outlive a freed window while still mapped.  A window on
  * transparent huge pages, which the module registers with 2 MiB pages.
+ * And RMAWIN_IOC_WIN_INFO, every rank's window as each rank sees it.
  */
 #include <arpa/inet.h>
 #include <sys/mman.h>
@@ -197,6 +198,83 @@ TEST_F(path, allocate_put_between_ranks)
 	}
 	for (i = 0; i < 2; i++)
 		rmawin_test_wait_rank(_metadata, pid[i], i);
+	rmawin_test_expect_no_leaks(_metadata);
+}
+
+/*
+ * RMAWIN_IOC_WIN_INFO on three ranks whose windows differ in length and
+ * unit (rank 1's is empty): each sees every rank's; then every field's
+ * errno.
+ */
+static int info_rank(int rank, int n, void *arg)
+{
+	struct rmawin_win_create c = { .size = sizeof(c) };
+	struct rmawin_win_rank r[4], *ro;
+	struct rmawin_win_info w = { .size = sizeof(w), .nranks = n,
+				     .ranks_ptr = (uintptr_t)r };
+	static unsigned char mem[8192];
+	struct rmawin_ep *ep;
+	int fd, i, bad = 0;
+
+	RMAWIN_TEST_TRY(1, rmawin_test_open(rank, n, *(int *)arg, &ep));
+	fd = rmawin_ep_fd(ep);
+	c.base = (uintptr_t)mem;
+	c.length = rank == 1 ? 0 : 1000 * (rank + 1) + rank;
+	c.disp_unit = rank + 1;
+	if (ioctl(fd, RMAWIN_IOC_WIN_CREATE, &c))
+		return 2;
+	w.win = c.win;
+	memset(r, 0xff, sizeof(r));
+	if (ioctl(fd, RMAWIN_IOC_WIN_INFO, &w)) {
+		RMAWIN_TEST_MSG("WIN_INFO: %s", strerror(errno));
+		return 3;
+	}
+	for (i = 0; i < n; i++) {
+		if (r[i].length != (i == 1 ? 0 : 1000U * (i + 1) + i) ||
+		    r[i].disp_unit != (unsigned int)i + 1 || r[i].reserved) {
+			RMAWIN_TEST_MSG("rank %d's window: length %llu unit %u reserved %u", i,
+					(unsigned long long)r[i].length, r[i].disp_unit,
+					r[i].reserved);
+			bad = 1;
+		}
+	}
+	if (r[n].length != ~0ULL) {
+		RMAWIN_TEST_MSG("WIN_INFO wrote past the group's %d entries", n);
+		bad = 1;
+	}
+#define INFO_ERR(err, field, value)						\
+	do {									\
+		struct rmawin_win_info x = w;					\
+		x.field = (value);						\
+		if (!ioctl(fd, RMAWIN_IOC_WIN_INFO, &x) || errno != (err)) {	\
+			RMAWIN_TEST_MSG("WIN_INFO with " #field " = %llu: %s, want %s", \
+					(unsigned long long)(value), strerror(errno), \
+					strerror(err));				\
+			bad = 1;						\
+		}								\
+	} while (0)
+	INFO_ERR(EINVAL, flags, 1);
+	INFO_ERR(EINVAL, flags, 0x80000000U);
+	INFO_ERR(EINVAL, nranks, 0);
+	INFO_ERR(EINVAL, nranks, n - 1);
+	INFO_ERR(EINVAL, nranks, n + 1);
+	INFO_ERR(ENOENT, win, c.win + 1000);
+	INFO_ERR(EFAULT, ranks_ptr, 0);
+	INFO_ERR(EFAULT, ranks_ptr, ~0ULL - 8);
+	ro = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (ro == MAP_FAILED)
+		return 4;
+	INFO_ERR(EFAULT, ranks_ptr, (uintptr_t)ro);
+	munmap(ro, 4096);
+	RMAWIN_TEST_TRY(5, rmawin_ep_close(ep));
+	return bad ? 6 : 0;
+}
+
+TEST(win_info_every_rank_and_field)
+{
+	int port = rmawin_test_ports(3);
+
+	EXPECT_EQ(3, rmawin_test_run_ranks_for(_metadata, 3, info_rank, &port, 60));
 	rmawin_test_expect_no_leaks(_metadata);
 }
 

@@ -55,6 +55,7 @@
  * @RMAWIN_CMD_NOTIFY_WAIT: struct rmawin_notify_wait
  * @RMAWIN_CMD_RING_SETUP: struct rmawin_ring_setup
  * @RMAWIN_CMD_RING_ENTER: struct rmawin_ring_enter
+ * @RMAWIN_CMD_WIN_INFO: struct rmawin_win_info
  * @RMAWIN_CMD_LAST: first unused number
  */
 enum rmawin_ioc_nr {
@@ -76,6 +77,7 @@ enum rmawin_ioc_nr {
 	RMAWIN_CMD_NOTIFY_WAIT,
 	RMAWIN_CMD_RING_SETUP,
 	RMAWIN_CMD_RING_ENTER,
+	RMAWIN_CMD_WIN_INFO,
 	RMAWIN_CMD_LAST,
 };
 
@@ -107,6 +109,8 @@ enum rmawin_ioc_nr {
 #define RMAWIN_FEAT_RING	_BITULL(7)
 /* authenticated groups: GROUP_JOIN takes a job key, members prove they hold it */
 #define RMAWIN_FEAT_AUTH	_BITULL(8)
+/* RMAWIN_IOC_WIN_INFO: every rank's window size and displacement unit */
+#define RMAWIN_FEAT_WIN_INFO	_BITULL(9)
 
 /**
  * enum rmawin_port_state - state of an RDMA port, as the kernel's ib_port_state
@@ -364,6 +368,43 @@ struct rmawin_win_free {
 };
 
 #define RMAWIN_IOC_WIN_FREE	_IO(RMAWIN_IOC_TYPE, RMAWIN_CMD_WIN_FREE)
+
+/**
+ * struct rmawin_win_rank - one rank's part of a window
+ * @length: bytes the rank exposes
+ * @disp_unit: the unit of displacements into it
+ * @reserved: zero
+ */
+struct rmawin_win_rank {
+	__aligned_u64 length;
+	__u32 disp_unit;
+	__u32 reserved;
+};
+
+/**
+ * struct rmawin_win_info - RMAWIN_IOC_WIN_INFO: what every rank exposes
+ * @size: sizeof(struct rmawin_win_info) as userspace knows it
+ * @flags: must be 0
+ * @win: the window
+ * @nranks: entries at @ranks_ptr: the group's size
+ * @ranks_ptr: user pointer to @nranks struct rmawin_win_rank, written in
+ *	rank order
+ *
+ * What the window's creation exchanged, so that a library can check a
+ * target range before it queues an operation.  Return: 0; -EINVAL for
+ * flags or an @nranks that is not the group's size; -ENOENT for an unknown
+ * window; -EFAULT for an array that is not writable; -ENOTCONN before
+ * GROUP_JOIN.
+ */
+struct rmawin_win_info {
+	__u32 size;
+	__u32 flags;
+	__u32 win;
+	__u32 nranks;
+	__aligned_u64 ranks_ptr;
+};
+
+#define RMAWIN_IOC_WIN_INFO	_IO(RMAWIN_IOC_TYPE, RMAWIN_CMD_WIN_INFO)
 
 /**
  * enum rmawin_opcode - what one operation descriptor asks for

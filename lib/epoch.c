@@ -1,0 +1,154 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later OR MIT
+/*
+ * What the library knows of a window's epochs, so that an operation it
+ * queues without a system call still gets its argument errors at once:
+ * an unknown rank (-EINVAL), a target outside any access epoch (-EPERM), a
+ * range beyond the target's window (-ERANGE), checked in the kernel's
+ * order (kmod/ops.c, rmawin_op_check()) and by the kernel's rules
+ * (kmod/lock.c, rmawin_epoch_check()).
+ *
+ * The view follows the synchronization calls that succeed.  One that
+ * fails may have left the kernel's state anywhere, so the view is then
+ * "unknown" and operations on the window go to the kernel synchronously,
+ * which judges them itself, until a fence succeeds: after one, no lock is
+ * held and no PSCW epoch is open, whatever came before.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rmawin_priv.h"
+
+int rmawin__epoch_init(struct rmawin_win *win)
+{
+	struct rmawin__epoch *e = &win->epoch;
+
+	memset(e, 0, sizeof(*e));
+	e->access = calloc(win->ep->nranks, 1);
+	e->held = calloc(win->ep->nranks, 1);
+	if (!e->access || !e->held) {
+		rmawin__epoch_free(win);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void rmawin__epoch_free(struct rmawin_win *win)
+{
+	free(win->epoch.access);
+	free(win->epoch.held);
+	win->epoch.access = NULL;
+	win->epoch.held = NULL;
+}
+
+/* As the kernel's rmawin_epoch_check(). */
+static int rmawin_epoch_allows(const struct rmawin__epoch *e, uint32_t target)
+{
+	if (e->started)
+		return e->access[target];
+	if (e->nheld)
+		return e->held[target];
+	return e->fence_open;
+}
+
+/**
+ * rmawin__op_check() - may this operation be queued, and is it valid?
+ * @win: its window
+ * @op: a put or get
+ *
+ * Return: 1 if the library knows too little to judge (the caller goes to
+ * the kernel synchronously); 0 if it is valid; else the error the kernel
+ * would return for it.
+ */
+int rmawin__op_check(const struct rmawin_win *win, const struct rmawin_op_desc *op)
+{
+	const struct rmawin_win_rank *r;
+	uint64_t off, end;
+
+	if (!win->ranks || win->epoch.unknown)
+		return 1;
+	if (op->target >= (uint32_t)win->ep->nranks)
+		return -EINVAL;
+	if (!rmawin_epoch_allows(&win->epoch, op->target))
+		return -EPERM;
+	r = &win->ranks[op->target];
+	if (__builtin_mul_overflow(op->target_disp, (uint64_t)r->disp_unit, &off) ||
+	    __builtin_add_overflow(off, op->len, &end) || end > r->length)
+		return -ERANGE;
+	return 0;
+}
+
+void rmawin__epoch_fence(struct rmawin_win *win, unsigned int flags, int ret)
+{
+	struct rmawin__epoch *e = &win->epoch;
+
+	if (ret) {
+		e->unknown = 1;
+		return;
+	}
+	e->unknown = 0;
+	e->started = 0;
+	e->nheld = 0;
+	memset(e->held, 0, win->ep->nranks);
+	e->fence_open = !(flags & RMAWIN_MODE_NOSUCCEED);
+}
+
+void rmawin__epoch_lock(struct rmawin_win *win, uint32_t target, int ret)
+{
+	struct rmawin__epoch *e = &win->epoch;
+	int t;
+
+	if (ret) {
+		e->unknown = 1;
+		return;
+	}
+	e->fence_open = 0;
+	for (t = 0; t < win->ep->nranks; t++) {
+		if ((target == RMAWIN_ALL_RANKS || (uint32_t)t == target) && !e->held[t]) {
+			e->held[t] = 1;
+			e->nheld++;
+		}
+	}
+}
+
+void rmawin__epoch_unlock(struct rmawin_win *win, uint32_t target, int ret)
+{
+	struct rmawin__epoch *e = &win->epoch;
+	int t;
+
+	if (ret) {
+		e->unknown = 1;
+		return;
+	}
+	for (t = 0; t < win->ep->nranks; t++) {
+		if ((target == RMAWIN_ALL_RANKS || (uint32_t)t == target) && e->held[t]) {
+			e->held[t] = 0;
+			e->nheld--;
+		}
+	}
+}
+
+void rmawin__epoch_start(struct rmawin_win *win, const uint32_t *targets, int n, int ret)
+{
+	struct rmawin__epoch *e = &win->epoch;
+	int i;
+
+	if (ret) {
+		e->unknown = 1;
+		return;
+	}
+	memset(e->access, 0, win->ep->nranks);
+	for (i = 0; i < n; i++)
+		if (targets[i] < (uint32_t)win->ep->nranks)
+			e->access[targets[i]] = 1;
+	e->fence_open = 0;
+	e->started = 1;
+}
+
+void rmawin__epoch_complete(struct rmawin_win *win, int ret)
+{
+	if (ret)
+		win->epoch.unknown = 1;
+	else
+		win->epoch.started = 0;
+}
