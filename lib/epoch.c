@@ -3,9 +3,10 @@
  * What the library knows of a window's epochs, so that an operation it
  * queues without a system call still gets its argument errors at once:
  * an unknown rank (-EINVAL), a target outside any access epoch (-EPERM), a
- * range beyond the target's window (-ERANGE), checked in the kernel's
- * order (kmod/ops.c, rmawin_op_check()) and by the kernel's rules
- * (kmod/lock.c, rmawin_epoch_check()).
+ * range beyond the target's window (-ERANGE), an accumulate's op, type,
+ * length or buffers that MPI does not allow (-EINVAL), checked in the
+ * kernel's order (kmod/ops.c, rmawin_op_check()) and by the kernel's rules
+ * (kmod/lock.c, rmawin_epoch_check(); kmod/acc.c, rmawin_acc_check()).
  *
  * The view follows the synchronization calls that succeed.  One that
  * fails may have left the kernel's state anywhere, so the view is then
@@ -51,10 +52,48 @@ static int rmawin_epoch_allows(const struct rmawin__epoch *e, uint32_t target)
 	return e->fence_open;
 }
 
+/* Element size of an accumulate datatype, 0 for none. */
+static uint32_t rmawin_acc_size(uint8_t type)
+{
+	static const unsigned char sizes[RMAWIN_TYPE_LAST] = { 1, 1, 2, 2, 4, 4, 8, 8, 4, 8 };
+
+	return type < RMAWIN_TYPE_LAST ? sizes[type] : 0;
+}
+
+/* As the kernel's rmawin_acc_valid(): floats take no bitwise or logical op. */
+static int rmawin_acc_valid(uint8_t op, uint8_t type)
+{
+	if (op >= RMAWIN_ACC_LAST || !rmawin_acc_size(type))
+		return 0;
+	if (type != RMAWIN_TYPE_FLOAT && type != RMAWIN_TYPE_DOUBLE)
+		return 1;
+	return op == RMAWIN_ACC_SUM || op == RMAWIN_ACC_PROD || op == RMAWIN_ACC_MIN ||
+	       op == RMAWIN_ACC_MAX || op == RMAWIN_ACC_REPLACE || op == RMAWIN_ACC_NO_OP;
+}
+
+/*
+ * As the kernel's rmawin_acc_check(), but for the memory checks, which
+ * only the transfer makes (their -EFAULT comes at the synchronization).
+ */
+static int rmawin_acc_args(const struct rmawin_op_desc *op)
+{
+	uint32_t size = rmawin_acc_size(op->datatype);
+	int cas = op->opcode == RMAWIN_OP_CAS;
+	int one = op->opcode == RMAWIN_OP_FETCH_OP || cas;
+
+	if (cas ? !size || op->acc_op : !rmawin_acc_valid(op->acc_op, op->datatype))
+		return -EINVAL;
+	if (!op->len || op->len % size || (one && op->len != size) || op->len > (16U << 20))
+		return -EINVAL;
+	if ((op->opcode != RMAWIN_OP_ACC) != !!op->result || cas != !!op->compare)
+		return -EINVAL;
+	return 0;
+}
+
 /**
  * rmawin__op_check() - may this operation be queued, and is it valid?
  * @win: its window
- * @op: a put or get
+ * @op: a put, a get or one of the accumulate family
  *
  * Return: 1 if the library knows too little to judge (the caller goes to
  * the kernel synchronously); 0 if it is valid; else the error the kernel
@@ -75,7 +114,18 @@ int rmawin__op_check(const struct rmawin_win *win, const struct rmawin_op_desc *
 	if (__builtin_mul_overflow(op->target_disp, (uint64_t)r->disp_unit, &off) ||
 	    __builtin_add_overflow(off, op->len, &end) || end > r->length)
 		return -ERANGE;
-	return 0;
+	switch (op->opcode) {
+	case RMAWIN_OP_PUT:
+	case RMAWIN_OP_GET:
+		return 0;
+	case RMAWIN_OP_ACC:
+	case RMAWIN_OP_GET_ACC:
+	case RMAWIN_OP_FETCH_OP:
+	case RMAWIN_OP_CAS:
+		return rmawin_acc_args(op);
+	default:
+		return 1;
+	}
 }
 
 void rmawin__epoch_fence(struct rmawin_win *win, unsigned int flags, int ret)

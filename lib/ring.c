@@ -337,12 +337,13 @@ int rmawin__ring_queue(struct rmawin_ep *ep, const struct rmawin_op_desc *op)
 	for (;;) {
 		if (!rmawin_ring_reap(ep, NULL) || r->dead)
 			goto out_unusable;
-		if (r->tail - __atomic_load_n(r->sq_head, __ATOMIC_ACQUIRE) < r->sq_entries)
-			break;
-		/* full: the poller must take some; wake it if it sleeps */
+		/* a poller that is gone takes nothing more: the caller goes to the kernel */
 		flags = __atomic_load_n(r->sq_flags, __ATOMIC_ACQUIRE);
 		if (flags & RMAWIN_SQ_DEAD)
 			goto out_unusable;
+		if (r->tail - __atomic_load_n(r->sq_head, __ATOMIC_ACQUIRE) < r->sq_entries)
+			break;
+		/* full: the poller must take some; wake it if it sleeps */
 		if ((flags & RMAWIN_SQ_NEED_WAKEUP) && !(spins++ % RMAWIN_RING_REWAKE_SPINS))
 			rmawin_ring_wake(ep, RMAWIN_ENTER_WAKEUP);
 		rmawin_cpu_relax();

@@ -3,9 +3,9 @@
  * Communication: put, get and the accumulate family.  Nonblocking; each
  * completes at the next synchronization.  Each call is one descriptor,
  * through the mmap'd ring when the endpoint has one and the operation
- * needs no pinning, else a one-operation batch of RMAWIN_IOC_RMA.  Puts and
- * gets the library can check itself (epoch.c) are only queued; the others
- * wait until the kernel has taken them.
+ * needs no pinning, else a one-operation batch of RMAWIN_IOC_RMA.  What the
+ * library can check itself (epoch.c) is only queued; the rest waits until
+ * the kernel has taken it.
  */
 #include <errno.h>
 #include <string.h>
@@ -84,26 +84,32 @@ int rmawin__rma_desc(struct rmawin_win *win, uint8_t opcode, const void *origin,
 }
 
 /*
- * A put or get: queued in the ring without waiting when the library can
- * check it itself (its errors then come at once, and a transfer's error at
- * the window's next synchronization), else issued and waited for.
+ * A put, a get or one of the accumulate family: queued in the ring without
+ * waiting when the library can check it itself (its errors then come at
+ * once, and a transfer's error at the window's next synchronization), else
+ * issued and waited for.
  */
+static int rmawin_queue_one(struct rmawin_win *win, struct rmawin_op_desc *op)
+{
+	int ret;
+
+	if (win->ep->ring && rmawin_ring_takes(op)) {
+		ret = rmawin__op_check(win, op);
+		if (ret <= 0 && (ret || rmawin__ring_queue(win->ep, op)))
+			return ret;
+	}
+	/* after what is queued, so that the kernel sees them in order */
+	rmawin__ring_drain(win->ep);
+	return rmawin__submit(win->ep, op, 1);
+}
+
 static int rmawin_rma_one(struct rmawin_win *win, uint8_t opcode, const void *origin,
 			  size_t len, int target, size_t target_disp)
 {
 	struct rmawin_op_desc op;
 	int ret = rmawin__rma_desc(win, opcode, origin, len, target, target_disp, &op);
 
-	if (ret)
-		return ret;
-	if (win->ep->ring && rmawin_ring_takes(&op)) {
-		ret = rmawin__op_check(win, &op);
-		if (ret <= 0 && (ret || rmawin__ring_queue(win->ep, &op)))
-			return ret;
-	}
-	/* after what is queued, so that the kernel sees them in order */
-	rmawin__ring_drain(win->ep);
-	return rmawin__submit(win->ep, &op, 1);
+	return ret ?: rmawin_queue_one(win, &op);
 }
 
 int rmawin_put(struct rmawin_win *win, const void *origin, size_t len, int target,
@@ -177,7 +183,7 @@ static int rmawin_acc_one(struct rmawin_win *win, uint8_t opcode, const void *or
 	int ret = rmawin__acc_desc(win, opcode, origin, compare, result, count, type, target,
 				   target_disp, op, &d);
 
-	return ret ?: rmawin__submit(win->ep, &d, 1);
+	return ret ?: rmawin_queue_one(win, &d);
 }
 
 int rmawin_accumulate(struct rmawin_win *win, const void *origin, size_t count,

@@ -349,9 +349,13 @@ enum rmawin_type { RMAWIN_INT8, RMAWIN_UINT8, RMAWIN_INT16, RMAWIN_UINT16, RMAWI
  *
  * target = target @op origin, element by element, applied by the target's
  * kernel: atomic per element against every accumulate-family operation.
+ * On the ring the accumulate family is queued as rmawin_put() is: argument
+ * errors at once, -EFAULT and the transfer's errors from the call that
+ * completes it.
  *
  * Return: 0; -EINVAL for an op/type pair MPI does not define (BAND on
- * double...), a bad rank; -ERANGE beyond the target window; -EFAULT.
+ * double...), a bad rank; -EPERM outside an access epoch to @target;
+ * -ERANGE beyond the target window; -EFAULT.
  */
 int rmawin_accumulate(struct rmawin_win *win, const void *origin, size_t count,
 		      enum rmawin_type type, int target, size_t target_disp, enum rmawin_op op);
