@@ -318,9 +318,8 @@ static int rmawin_ring_sleeping(const struct rmawin__ring *r)
  *
  * Its result comes back later, at the next reaping: an error is kept for
  * its window's next synchronization.  Waits only for room, taking
- * completions meanwhile.  A sleeping poller is woken when the ring is
- * full (else by the next synchronization), never made to run the entry in
- * this thread's system call.
+ * completions meanwhile.  A sleeping poller is woken (NEED_WAKEUP), never
+ * made to run the entry in this thread's system call.
  *
  * Return: 1 if queued; 0 if the ring cannot take it (none, dead, another
  * process's): the caller drains and uses the ioctl.
@@ -350,14 +349,12 @@ int rmawin__ring_queue(struct rmawin_ep *ep, const struct rmawin_op_desc *op)
 	}
 	rmawin_ring_push(r, op, op->win);
 	/*
-	 * A sleeping poller is woken once the ring is full (or by the next
-	 * synchronization): a wake-up per operation would cost a system call
-	 * each while the caller outpaces it, and a full ring keeps it busy
-	 * for longer than the doorbell takes, so it does not fall asleep again
-	 * while the caller keeps queuing.
+	 * A sleeping poller is woken at once: the caller may wait for the
+	 * operation's effect without calling the library again (a peer's
+	 * reply to it, say), so it must not sit in the ring until the ring
+	 * fills or a synchronization comes.
 	 */
-	if (r->tail - __atomic_load_n(r->sq_head, __ATOMIC_ACQUIRE) >= r->sq_entries &&
-	    rmawin_ring_sleeping(r))
+	if (rmawin_ring_sleeping(r))
 		rmawin_ring_wake(ep, RMAWIN_ENTER_WAKEUP);
 	rmawin_ring_unlock(r);
 	return 1;

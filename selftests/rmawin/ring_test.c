@@ -698,4 +698,61 @@ TEST(queued_errors_come_at_the_synchronization)
 	rmawin_test_expect_no_leaks(_metadata);
 }
 
+/*
+ * A queued put must reach its target without a synchronization call when
+ * its caller then only waits on memory: a ping-pong of 200 rounds in which
+ * each rank puts a counter and spins until the other's comes back, with
+ * the poller given time to fall asleep between some rounds.  Nothing may
+ * sit in the ring until the ring fills or a flush comes.
+ */
+static int pingpong_rank(int rank, int n, void *arg)
+{
+	volatile uint64_t w[2] = { 0, 0 };
+	uint64_t v;
+	struct rmawin_win *win;
+	struct rmawin_ep *ep;
+	double t0;
+	int i;
+
+	RMAWIN_TEST_TRY(1, rmawin_test_open(rank, n, *(int *)arg, &ep));
+	RMAWIN_TEST_TRY(2, rmawin_win_create(ep, (void *)w, sizeof(w), 8, 0, &win));
+	RMAWIN_TEST_TRY(3, rmawin_lock_all(win));
+	RMAWIN_TEST_TRY(4, rmawin_barrier(ep));
+	for (i = 1; i <= 200; i++) {
+		if (rank == 0 || i > 1) {
+			v = rank == 0 ? 2 * i - 1 : 2 * i - 2;
+			RMAWIN_TEST_TRY(5, rmawin_put(win, &v, 8, 1 - rank, 0));
+		}
+		t0 = rmawin_test_now();
+		while (w[0] < (uint64_t)(rank == 0 ? 2 * i : 2 * i - 1)) {
+			if (rmawin_test_now() - t0 > 10) {
+				RMAWIN_TEST_MSG("round %d: the peer's put never came (word %llu)", i,
+						(unsigned long long)w[0]);
+				return 6;
+			}
+		}
+		/* now and then long enough for the pollers to fall asleep */
+		if (i % 50 == 0)
+			usleep(5000);
+		if (i % 64 == 0)
+			RMAWIN_TEST_TRY(7, rmawin_flush_all(win));
+	}
+	v = 400;
+	if (rank == 1)
+		RMAWIN_TEST_TRY(8, rmawin_put(win, &v, 8, 0, 0));
+	RMAWIN_TEST_TRY(9, rmawin_unlock_all(win));
+	RMAWIN_TEST_TRY(10, rmawin_barrier(ep));
+	RMAWIN_TEST_TRY(11, rmawin_win_free(win));
+	RMAWIN_TEST_TRY(12, rmawin_ep_close(ep));
+	return 0;
+}
+
+TEST(queued_put_lands_without_a_synchronization)
+{
+	int port = rmawin_test_ports(2);
+
+	EXPECT_EQ(2, rmawin_test_run_ranks_for(_metadata, 2, pingpong_rank, &port, 120));
+	rmawin_test_expect_no_leaks(_metadata);
+}
+
 TEST_HARNESS_MAIN
