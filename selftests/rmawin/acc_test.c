@@ -241,6 +241,8 @@ static int pairs_rank(struct rmawin_ep *ep, void *arg)
 {
 	/* one slot per pair, then one for get_accumulate */
 	static unsigned char win_mem[(NOPS * NTYPES + 1) * NELEM * 8];
+	/* an origin per operation: each may be read until the fence (MPI's rule) */
+	static unsigned char origins[NOPS * NTYPES][NELEM * 8];
 	const size_t ga_slot = NOPS * NTYPES * NELEM * 8;
 	unsigned char o[NELEM * 8], t0[NELEM * 8], res[NELEM * 8];
 	int me = rmawin_rank(ep), op, type, bad = 0;
@@ -260,8 +262,9 @@ static int pairs_rank(struct rmawin_ep *ep, void *arg)
 		for (type = 0; type < NTYPES; type++) {
 			bytes = NELEM * type_size[type];
 			slot = (op * NTYPES + type) * NELEM * 8;
-			init_vals(o, bytes, 2, type);
-			int ret = rmawin_accumulate(win, o, NELEM, type, 0, slot, op);
+			init_vals(origins[op * NTYPES + type], bytes, 2, type);
+			int ret = rmawin_accumulate(win, origins[op * NTYPES + type], NELEM, type,
+						    0, slot, op);
 
 			if (valid_pair(op, type) ? ret != 0 : ret != -EINVAL) {
 				fprintf(stderr, "op %d type %d: %d\n", op, type, ret);
