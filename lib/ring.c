@@ -352,10 +352,13 @@ int rmawin__ring_queue(struct rmawin_ep *ep, const struct rmawin_op_desc *op)
 	 * A sleeping poller is woken at once: the caller may wait for the
 	 * operation's effect without calling the library again (a peer's
 	 * reply to it, say), so it must not sit in the ring until the ring
-	 * fills or a synchronization comes.
+	 * fills or a synchronization comes.  A lone operation is run in this
+	 * system call as well: a poller that sleeps because its CPU is taken
+	 * would make a ping-pong wait for a time slice.
 	 */
 	if (rmawin_ring_sleeping(r))
-		rmawin_ring_wake(ep, RMAWIN_ENTER_WAKEUP);
+		rmawin_ring_wake(ep, r->tail - 1 == __atomic_load_n(r->sq_head, __ATOMIC_ACQUIRE) ?
+				 RMAWIN_ENTER_WAKEUP | RMAWIN_ENTER_SUBMIT : RMAWIN_ENTER_WAKEUP);
 	rmawin_ring_unlock(r);
 	return 1;
 
