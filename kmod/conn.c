@@ -47,18 +47,7 @@ static void rmawin_group_wake(struct rmawin_group *grp)
 	wake_up_all(&grp->ep->wq);
 }
 
-/**
- * rmawin_peer_fail() - a member is gone for good
- * @peer: the peer
- * @err: why (negative errno)
- *
- * Only a peer that proved itself (or one we gave up on) can fail the
- * group: for one whose connection attempt is in progress, this ends the
- * attempt instead.
- *
- * Context: any; takes the group's spinlock.
- */
-void rmawin_peer_fail(struct rmawin_peer *peer, int err)
+static void rmawin_peer_do_fail(struct rmawin_peer *peer, int err, bool left)
 {
 	struct rmawin_group *grp = peer->grp;
 	unsigned long flags;
@@ -66,6 +55,15 @@ void rmawin_peer_fail(struct rmawin_peer *peer, int err)
 
 	spin_lock_irqsave(&grp->lock, flags);
 	state = peer->state;
+	/*
+	 * A peer that left in order fails at its marker (@left): until then
+	 * the flushes of its queue pair (-ECONNRESET) are expected, and what
+	 * it sent before it left is still being dispatched.
+	 */
+	if (peer->leaving && !left && err == -ECONNRESET) {
+		spin_unlock_irqrestore(&grp->lock, flags);
+		return;
+	}
 	if (state == RMAWIN_PEER_CONNECTED || state == RMAWIN_PEER_IDLE) {
 		if (state == RMAWIN_PEER_CONNECTED)
 			atomic_dec(&grp->nconnected);
@@ -84,6 +82,35 @@ void rmawin_peer_fail(struct rmawin_peer *peer, int err)
 	/* its accumulates will never be answered */
 	rmawin_acc_fail_peer(peer);
 	rmawin_group_wake(grp);
+}
+
+/**
+ * rmawin_peer_fail() - a member is gone for good
+ * @peer: the peer
+ * @err: why (negative errno)
+ *
+ * Only a peer that proved itself (or one we gave up on) can fail the
+ * group: for one whose connection attempt is in progress, this ends the
+ * attempt instead.  A peer that is leaving in order (rmawin_peer_leave())
+ * fails of its connection's end only once its last messages are
+ * dispatched; any other reason fails it at once.
+ *
+ * Context: any; takes the group's spinlock.
+ */
+void rmawin_peer_fail(struct rmawin_peer *peer, int err)
+{
+	rmawin_peer_do_fail(peer, err, false);
+}
+
+/**
+ * rmawin_peer_left() - a member that left in order is gone now
+ * @peer: the peer, whose marker receive completed after all it sent
+ *
+ * Context: the receive CQ's work.
+ */
+void rmawin_peer_left(struct rmawin_peer *peer)
+{
+	rmawin_peer_do_fail(peer, -ECONNRESET, true);
 }
 
 /**
@@ -415,7 +442,11 @@ static int rmawin_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 	case RDMA_CM_EVENT_UNREACHABLE:
 	case RDMA_CM_EVENT_CONNECT_ERROR:
 	case RDMA_CM_EVENT_DISCONNECTED:
-		if (READ_ONCE(peer->state) == RMAWIN_PEER_CONNECTED)
+		if (READ_ONCE(peer->state) == RMAWIN_PEER_CONNECTED &&
+		    ev->event == RDMA_CM_EVENT_DISCONNECTED)
+			/* what it sent before it left is dispatched first */
+			rmawin_peer_leave(peer);
+		else if (READ_ONCE(peer->state) == RMAWIN_PEER_CONNECTED)
 			rmawin_peer_fail(peer, -ECONNRESET);
 		else
 			/*

@@ -97,12 +97,21 @@ void rmawin_debugfs_ep_remove(struct rmawin_ep *ep)
 	debugfs_remove(ep->debugfs);
 }
 
+/*
+ * Test hook: each receive completion waits this long (ms, capped at
+ * RMAWIN_RECV_DELAY_MAX) before its message is dispatched, so that a
+ * test can make the CM's events overtake received messages.  Root only,
+ * as all of debugfs; 0, the default, is the normal path.
+ */
+u32 rmawin_recv_delay_ms;
+
 /* debugfs is best effort: the module works without it */
 void rmawin_debugfs_init(void)
 {
 	rmawin_debugfs_root = debugfs_create_dir("rmawin", NULL);
 	debugfs_create_file("stats", 0444, rmawin_debugfs_root, NULL,
 			    &rmawin_stats_fops);
+	debugfs_create_u32("recv_delay_ms", 0600, rmawin_debugfs_root, &rmawin_recv_delay_ms);
 }
 
 void rmawin_debugfs_exit(void)

@@ -16,6 +16,7 @@
  * Before a peer has proven that it holds the job's key only its proof is
  * looked at; after, a message no honest peer sends fails the peer.
  */
+#include <linux/delay.h>
 #include <linux/slab.h>
 #include <linux/bitops.h>
 #include <linux/sched/mm.h>
@@ -166,6 +167,7 @@ static void rmawin_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct rmawin_ctrl_buf *buf = rmawin_cqe_to_buf(wc->wr_cqe);
 	struct rmawin_peer *peer = buf->peer;
 	u64 dma = peer->rx_dma + buf->slot * RMAWIN_CTRL_SIZE;
+	u32 delay;
 
 	if (wc->status != IB_WC_SUCCESS) {
 		/* flushes come from tearing the QP down: not a failure */
@@ -175,6 +177,9 @@ static void rmawin_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	}
 	ib_dma_sync_single_for_cpu(peer->grp->ibdev, dma, RMAWIN_CTRL_SIZE,
 				   DMA_FROM_DEVICE);
+	delay = READ_ONCE(rmawin_recv_delay_ms);
+	if (unlikely(delay))
+		msleep(min_t(u32, delay, RMAWIN_RECV_DELAY_MAX));
 	rmawin_dispatch(peer, rmawin_rx_addr(peer, buf->slot), wc->byte_len);
 	/* a peer that is no member (any more) gets no buffer back */
 	if (READ_ONCE(peer->state) != RMAWIN_PEER_CONNECTED &&
@@ -182,6 +187,47 @@ static void rmawin_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 		return;
 	if (rmawin_post_recv(peer, buf->slot))
 		rmawin_peer_fail(peer, -ECONNRESET);
+}
+
+/* The marker of an orderly disconnect: everything the peer sent is dispatched. */
+static void rmawin_drain_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct rmawin_peer *peer = container_of(wc->wr_cqe, struct rmawin_peer, drain_cqe);
+
+	if (!READ_ONCE(peer->grp->dying))
+		rmawin_peer_left(peer);
+}
+
+/**
+ * rmawin_peer_leave() - a member disconnected in order
+ * @peer: the peer, CONNECTED
+ *
+ * Its last messages may have arrived (its kernel waits until they are
+ * acknowledged before it disconnects) but not yet been dispatched: the
+ * CM's event can overtake the receive completions' work.  So the queue
+ * pair goes to the error state and a marker receive is posted behind
+ * them; the peer fails at the marker's completion, which comes after
+ * theirs.  If that cannot be arranged, it fails at once.
+ *
+ * Context: the CM handler.
+ */
+void rmawin_peer_leave(struct rmawin_peer *peer)
+{
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+	struct ib_recv_wr wr = { .wr_cqe = &peer->drain_cqe };
+	struct rmawin_group *grp = peer->grp;
+	unsigned long flags;
+	bool first;
+
+	spin_lock_irqsave(&grp->lock, flags);
+	first = peer->state == RMAWIN_PEER_CONNECTED && !peer->leaving;
+	peer->leaving = true;
+	spin_unlock_irqrestore(&grp->lock, flags);
+	if (!first)
+		return;
+	peer->drain_cqe.done = rmawin_drain_done;
+	if (ib_modify_qp(peer->qp, &attr, IB_QP_STATE) || ib_post_recv(peer->qp, &wr, NULL))
+		rmawin_peer_left(peer);
 }
 
 static void rmawin_send_done(struct ib_cq *cq, struct ib_wc *wc)

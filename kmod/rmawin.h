@@ -410,6 +410,9 @@ struct rmawin_ctrl_buf {
  *	completion context cannot wait for), under @grp->lock
  * @ndeferred: entries of @deferred, at most RMAWIN_DEFERRED_MAX
  * @nnotify: the peer's notifications in our queue
+ * @drain_cqe: the marker receive of an orderly disconnect: its flush
+ *	completion, after every message that arrived before, fails the peer
+ * @leaving: the peer disconnected; its last messages are being dispatched
  */
 struct rmawin_peer {
 	struct rmawin_group *grp;
@@ -436,6 +439,8 @@ struct rmawin_peer {
 	struct list_head deferred;
 	u32 ndeferred;
 	atomic_t nnotify;
+	struct ib_cqe drain_cqe;
+	bool leaving;
 };
 
 /**
@@ -652,6 +657,8 @@ void rmawin_peer_destroy_conn(struct rmawin_peer *peer);
 void rmawin_peer_fail(struct rmawin_peer *peer, int err);
 void rmawin_peer_retry(struct rmawin_peer *peer, bool auth_failed);
 void rmawin_peer_protocol_error(struct rmawin_peer *peer);
+void rmawin_peer_leave(struct rmawin_peer *peer);
+void rmawin_peer_left(struct rmawin_peer *peer);
 void rmawin_peer_auth_recv(struct rmawin_peer *peer, const struct rmawin_wire_auth *auth);
 void rmawin_peer_welcome_recv(struct rmawin_peer *peer);
 int rmawin_peer_grant_access(struct rmawin_peer *peer);
@@ -775,6 +782,8 @@ int rmawin_chardev_init(void);
 void rmawin_chardev_exit(void);
 
 /* debugfs.c */
+#define RMAWIN_RECV_DELAY_MAX	2000
+extern u32 rmawin_recv_delay_ms;
 void rmawin_debugfs_init(void);
 void rmawin_debugfs_exit(void);
 void rmawin_debugfs_ep_add(struct rmawin_ep *ep);

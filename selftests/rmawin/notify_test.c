@@ -4,7 +4,11 @@
  * endpoint's fd and with notify_wait; data verified when the notification
  * arrives (no fence), tags and sources correct, none lost over 10 000.
  */
+#include <errno.h>
 #include <poll.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
 #include <stdint.h>
 #include <rmawin.h>
 
@@ -92,6 +96,68 @@ static int notify_rank(struct rmawin_ep *ep, void *arg)
 TEST_F_TIMEOUT(path, ten_thousand_notifications_to_rank_0, 300)
 {
 	EXPECT_EQ(5, rmawin_test_run_eps(_metadata, 5, notify_rank, NULL, 280));
+	EXPECT_EQ(0, rmawin_stat("windows"));
+	EXPECT_EQ(0, rmawin_stat("reqs"));
+}
+
+#define RECV_DELAY_PATH	"/sys/kernel/debug/rmawin/recv_delay_ms"
+
+/* The module's test hook: each received message waits @ms before dispatch. */
+static int set_recv_delay(int ms)
+{
+	FILE *f = fopen(RECV_DELAY_PATH, "w");
+	int ret;
+
+	if (!f)
+		return -errno;
+	ret = fprintf(f, "%d\n", ms) < 0 ? -EIO : 0;
+	return fclose(f) ? -errno : ret;
+}
+
+/*
+ * Rank 1 notifies rank 0, completes the epoch and leaves (closes) while
+ * rank 0's kernel is slow to dispatch what it received: the disconnect is
+ * handled before the notification is.  The notification must still be
+ * delivered, and only then is rank 1 gone.
+ */
+static int last_word_rank(struct rmawin_ep *ep, void *arg)
+{
+	static uint64_t win_mem[8];
+	uint64_t v = 0x1a57;
+	struct rmawin_notification note;
+	struct rmawin_win *win;
+	int bad = 0;
+
+	RMAWIN_TEST_TRY(1, rmawin_win_create(ep, win_mem, sizeof(win_mem), 8, 0, &win));
+	if (rmawin_rank(ep) == 0)
+		RMAWIN_TEST_TRY(2, set_recv_delay(1000));
+	RMAWIN_TEST_TRY(3, rmawin_barrier(ep));
+	if (rmawin_rank(ep) == 1) {
+		RMAWIN_TEST_TRY(4, rmawin_lock(win, RMAWIN_LOCK_SHARED, 0));
+		RMAWIN_TEST_TRY(5, rmawin_put_notify(win, &v, 8, 0, 3, 77));
+		RMAWIN_TEST_TRY(6, rmawin_unlock(win, 0));
+		return 0;	/* and closes, its window with it */
+	}
+	RMAWIN_TEST_WANT(0, rmawin_notify_wait(win, &note, 20000));
+	RMAWIN_TEST_TRY(7, set_recv_delay(0));
+	if (!bad && (note.source != 1 || note.tag != 77 || note.target_disp != 3 ||
+		     note.len != 8 || win_mem[3] != v)) {
+		fprintf(stderr, "notification source %d tag %u disp %zu len %zu, data %#llx\n",
+			note.source, note.tag, note.target_disp, note.len,
+			(unsigned long long)win_mem[3]);
+		bad = 1;
+	}
+	/* rank 1 is gone now: the collective free says so, and frees all the same */
+	RMAWIN_TEST_WANT(-ECONNRESET, rmawin_win_free(win));
+	return bad ? 8 : 0;
+}
+
+TEST_F_TIMEOUT(path, notification_sent_just_before_leaving_is_delivered, 120)
+{
+	if (access(RECV_DELAY_PATH, W_OK))
+		SKIP(return, "%s: %s (debugfs not mounted?)", RECV_DELAY_PATH, strerror(errno));
+	EXPECT_EQ(2, rmawin_test_run_eps(_metadata, 2, last_word_rank, NULL, 100));
+	EXPECT_EQ(0, set_recv_delay(0));
 	EXPECT_EQ(0, rmawin_stat("windows"));
 	EXPECT_EQ(0, rmawin_stat("reqs"));
 }
