@@ -90,6 +90,19 @@ static int rmawin_acc_args(const struct rmawin_op_desc *op)
 	return 0;
 }
 
+/*
+ * As the kernel's rmawin_atomic_check(): on a RMAWIN_WIN_SAME_OP window
+ * an 8-byte integer operation goes through the device's atomics, which
+ * need the target offset 8-byte aligned.
+ */
+static int rmawin_acc_align(const struct rmawin_win *win, const struct rmawin_op_desc *op,
+			    uint64_t off)
+{
+	int wide = op->datatype == RMAWIN_TYPE_INT64 || op->datatype == RMAWIN_TYPE_UINT64;
+
+	return (win->flags & RMAWIN_WIN_SAME_OP) && wide && off % 8 ? -EINVAL : 0;
+}
+
 /**
  * rmawin__op_check() - may this operation be queued, and is it valid?
  * @win: its window
@@ -122,7 +135,7 @@ int rmawin__op_check(const struct rmawin_win *win, const struct rmawin_op_desc *
 	case RMAWIN_OP_GET_ACC:
 	case RMAWIN_OP_FETCH_OP:
 	case RMAWIN_OP_CAS:
-		return rmawin_acc_args(op);
+		return rmawin_acc_args(op) ?: rmawin_acc_align(win, op, off);
 	default:
 		return 1;
 	}

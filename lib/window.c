@@ -92,6 +92,7 @@ static int rmawin_win_new(struct rmawin_ep *ep, void *base, size_t size,
 	win->base = base;
 	win->size = size;
 	win->disp_unit = disp_unit;
+	win->flags = flags;
 	win->id = c.win;
 	/* the kernel hands out the offset; the pointer is derived from it */
 	if (c.mmap_offset && size) {
@@ -115,9 +116,9 @@ static int rmawin_win_new(struct rmawin_ep *ep, void *base, size_t size,
 int rmawin_win_create(struct rmawin_ep *ep, void *base, size_t size, unsigned int disp_unit,
 		      unsigned int flags, struct rmawin_win **win)
 {
-	if (!ep || !win || flags || !disp_unit || (!base && size))
+	if (!ep || !win || (flags & ~RMAWIN_WIN_SAME_OP) || !disp_unit || (!base && size))
 		return -EINVAL;
-	return rmawin_win_new(ep, base, size, disp_unit, 0, win);
+	return rmawin_win_new(ep, base, size, disp_unit, flags, win);
 }
 
 int rmawin_win_allocate(struct rmawin_ep *ep, size_t size, unsigned int disp_unit,
@@ -125,9 +126,9 @@ int rmawin_win_allocate(struct rmawin_ep *ep, size_t size, unsigned int disp_uni
 {
 	int ret;
 
-	if (!ep || !base || !win || flags || !disp_unit)
+	if (!ep || !base || !win || (flags & ~RMAWIN_WIN_SAME_OP) || !disp_unit)
 		return -EINVAL;
-	ret = rmawin_win_new(ep, NULL, size, disp_unit, RMAWIN_WIN_ALLOCATE, win);
+	ret = rmawin_win_new(ep, NULL, size, disp_unit, flags | RMAWIN_WIN_ALLOCATE, win);
 	if (!ret)
 		*base = (*win)->base;
 	return ret;

@@ -236,13 +236,24 @@ const char *rmawin_strerror(int err);
  * Windows (collective)
  */
 
+/*
+ * Window flag: concurrent accumulate-family operations on any one location
+ * of the window use the same op or RMAWIN_NO_OP (MPI's accumulate_ops
+ * info key, same_op or same_op_no_op).  8-byte integer operations
+ * (RMAWIN_INT64, RMAWIN_UINT64) then use the device's atomics: SUM, NO_OP
+ * and compare_and_swap in one round trip, the other ops as a
+ * compare-and-swap loop; their target offset must be a multiple of 8
+ * (else -EINVAL).  The same value as the kernel's uAPI flag.
+ */
+#define RMAWIN_WIN_SAME_OP	0x2U
+
 /**
  * rmawin_win_create() - expose existing memory to the group (collective)
  * @ep: the endpoint
  * @base: start of the memory
  * @size: its length in bytes
  * @disp_unit: unit of target displacements into this window, in bytes
- * @flags: none defined yet, must be 0
+ * @flags: 0 or RMAWIN_WIN_SAME_OP (the same on every rank)
  * @win: on success, the new window
  *
  * The kernel pins and registers the memory and exchanges its keys with
@@ -250,8 +261,8 @@ const char *rmawin_strerror(int err);
  * is legal (the rank exposes nothing).  Every rank must create its windows
  * in the same order.
  *
- * Return: 0; -EINVAL (NULL, flags, @disp_unit 0); -EFAULT for memory that
- * is not mapped writable; -ENOMEM (or -EPERM) beyond RLIMIT_MEMLOCK;
+ * Return: 0; -EINVAL (NULL, flags, @disp_unit 0, @base not 8-byte aligned
+ * with RMAWIN_WIN_SAME_OP); -EFAULT for memory that is not mapped writable; -ENOMEM (or -EPERM) beyond RLIMIT_MEMLOCK;
  * -EREMOTEIO if another rank failed to create its part; -ECONNRESET,
  * -ENODEV.
  */
@@ -263,7 +274,7 @@ int rmawin_win_create(struct rmawin_ep *ep, void *base, size_t size, unsigned in
  * @ep: the endpoint
  * @size: length in bytes
  * @disp_unit: unit of target displacements into this window, in bytes
- * @flags: none defined yet, must be 0
+ * @flags: 0 or RMAWIN_WIN_SAME_OP (the same on every rank)
  * @base: on success, where the memory is mapped in this process
  * @win: on success, the new window
  *

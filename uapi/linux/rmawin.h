@@ -111,6 +111,8 @@ enum rmawin_ioc_nr {
 #define RMAWIN_FEAT_AUTH	_BITULL(8)
 /* RMAWIN_IOC_WIN_INFO: every rank's window size and displacement unit */
 #define RMAWIN_FEAT_WIN_INFO	_BITULL(9)
+/* RMAWIN_WIN_SAME_OP: 8-byte integer accumulates through the device's atomics */
+#define RMAWIN_FEAT_NIC_ATOMICS	_BITULL(10)
 
 /**
  * enum rmawin_port_state - state of an RDMA port, as the kernel's ib_port_state
@@ -310,9 +312,9 @@ struct rmawin_barrier {
 /**
  * struct rmawin_win_create - RMAWIN_IOC_WIN_CREATE: expose memory to the group
  * @size: sizeof(struct rmawin_win_create) as userspace knows it
- * @flags: 0, or RMAWIN_WIN_ALLOCATE
- * @base: start of the window in the caller's memory (any alignment); must
- *	be 0 with RMAWIN_WIN_ALLOCATE
+ * @flags: 0, or RMAWIN_WIN_ALLOCATE and RMAWIN_WIN_SAME_OP
+ * @base: start of the window in the caller's memory (any alignment, 8
+ *	bytes with RMAWIN_WIN_SAME_OP); must be 0 with RMAWIN_WIN_ALLOCATE
  * @length: bytes; 0 is legal (the rank exposes nothing)
  * @disp_unit: unit of target displacements into this window, >= 1
  * @win: out: the window's handle, the same on every rank
@@ -328,7 +330,8 @@ struct rmawin_barrier {
  * once it has every member's.  A mapping of an allocated window outlives
  * the window safely: its pages are freed when the last user lets go.
  *
- * Return: 0; -EINVAL for flags, reserved, a zero @disp_unit; -EFAULT for
+ * Return: 0; -EINVAL for flags, reserved, a zero @disp_unit, a @base not
+ * 8-byte aligned with RMAWIN_WIN_SAME_OP; -EFAULT for
  * memory that is not mapped writable; -ENOMEM (or -EPERM) beyond
  * RLIMIT_MEMLOCK; -ENOTCONN before GROUP_JOIN; -ECONNRESET if a member
  * left; -ENODEV if the device went away.
@@ -345,6 +348,18 @@ struct rmawin_win_create {
 
 /* The module allocates the window's memory; mmap it at @mmap_offset. */
 #define RMAWIN_WIN_ALLOCATE	0x1U
+/*
+ * A promise (MPI's accumulate_ops=same_op_no_op, which same_op implies):
+ * concurrent accumulate-family operations on any one location of the
+ * window all use the same op, or NO_OP.  Operations on 8-byte integers
+ * (INT64, UINT64) then all go through the device's atomics, so that those
+ * the device has (fetch-and-add for SUM and NO_OP, compare-and-swap) take
+ * one round trip and no work at the target's CPU; the others are a
+ * compare-and-swap loop from the origin.  The target offset of such an
+ * operation must be a multiple of 8 (else -EINVAL).  Collective: give it
+ * on every rank or on none.
+ */
+#define RMAWIN_WIN_SAME_OP	0x2U
 
 #define RMAWIN_IOC_WIN_CREATE	_IO(RMAWIN_IOC_TYPE, RMAWIN_CMD_WIN_CREATE)
 
