@@ -136,6 +136,8 @@ static bool rmawin_atomic_step(struct rmawin_req *req, u64 old)
 	}
 	if (req->peer && READ_ONCE(req->peer->state) != RMAWIN_PEER_CONNECTED)
 		ret = req->peer->error ?: -ECONNRESET;
+	else if (READ_ONCE(req->win->ep->group->dying))
+		ret = -ECONNRESET;	/* its queue pair is being drained: post nothing more */
 	else if (READ_ONCE(req->win->ep->dev->dead))
 		ret = -ENODEV;
 	else

@@ -288,10 +288,17 @@ static int rmawin_peer_create_qp(struct rmawin_peer *peer, struct rdma_cm_id *id
 
 	if (id->device != grp->ibdev)
 		return -EINVAL;
+	/* small puts inline where the device can; without, where it cannot */
+	init.cap.max_inline_data = RMAWIN_INLINE_MAX;
 	qp = ib_create_qp(grp->ep->pd, &init);
+	if (PTR_ERR_OR_ZERO(qp) == -EINVAL) {
+		init.cap.max_inline_data = 0;
+		qp = ib_create_qp(grp->ep->pd, &init);
+	}
 	if (IS_ERR(qp))
 		return PTR_ERR(qp);
 	peer->qp = qp;
+	peer->max_inline = min_t(u32, init.cap.max_inline_data, RMAWIN_INLINE_MAX);
 	atomic_inc(&rmawin_stats.qps);
 	attr.qp_state = IB_QPS_INIT;
 	ret = rdma_init_qp_attr(id, &attr, &mask);

@@ -78,6 +78,7 @@ struct rmawin_ep *rmawin_ep_alloc(void)
 	mmgrab(ep->owner);
 	kref_init(&ep->ref);
 	mutex_init(&ep->lock);
+	INIT_LIST_HEAD(&ep->req_free);
 	INIT_LIST_HEAD(&ep->dev_node);
 	init_waitqueue_head(&ep->wq);
 	xa_init(&ep->wins);
@@ -98,6 +99,7 @@ static void rmawin_ep_free(struct kref *ref)
 	struct rmawin_ep *ep = container_of(ref, struct rmawin_ep, ref);
 
 	rmawin_ring_destroy(ep);
+	rmawin_reqs_free_cache(ep);
 	mutex_destroy(&ep->lock);
 	xa_destroy(&ep->wins);
 	xa_destroy(&ep->kmems);

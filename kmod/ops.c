@@ -61,6 +61,52 @@ static void rmawin_req_done(struct ib_cq *cq, struct ib_wc *wc)
 
 static const struct rmawin_op_def *rmawin_op_def(u8 opcode);
 
+/* A request: a reaped one if the endpoint kept one, else a new one. */
+static struct rmawin_req *rmawin_req_alloc(struct rmawin_ep *ep)
+{
+	struct rmawin_req *req;
+
+	lockdep_assert_held(&ep->lock);
+	req = list_first_entry_or_null(&ep->req_free, struct rmawin_req, node);
+	if (req) {
+		list_del(&req->node);
+		ep->nreq_free--;
+		memset(req, 0, sizeof(*req));
+	} else {
+		req = kzalloc(sizeof(*req), GFP_KERNEL_ACCOUNT);
+		if (!req)
+			return NULL;
+	}
+	atomic_inc(&rmawin_stats.reqs);
+	return req;
+}
+
+static void rmawin_req_free(struct rmawin_ep *ep, struct rmawin_req *req)
+{
+	lockdep_assert_held(&ep->lock);
+	atomic_dec(&rmawin_stats.reqs);
+	if (ep->nreq_free < RMAWIN_REQ_CACHE) {
+		list_add(&req->node, &ep->req_free);
+		ep->nreq_free++;
+		return;
+	}
+	kfree(req);
+}
+
+/**
+ * rmawin_reqs_free_cache() - free the requests an endpoint kept
+ * @ep: the endpoint, no longer used by anyone
+ */
+void rmawin_reqs_free_cache(struct rmawin_ep *ep)
+{
+	struct rmawin_req *req, *tmp;
+
+	list_for_each_entry_safe(req, tmp, &ep->req_free, node)
+		kfree(req);
+	INIT_LIST_HEAD(&ep->req_free);
+	ep->nreq_free = 0;
+}
+
 /*
  * Let a request go: what its opcode took (copying results out first if
  * @copy_out), then the request.  Its error, if any, is the window's next
@@ -76,8 +122,7 @@ static void rmawin_req_release(struct rmawin_req *req, bool copy_out)
 		if (!win->error)
 			win->error = req->status;
 	}
-	kfree(req);
-	atomic_dec(&rmawin_stats.reqs);
+	rmawin_req_free(win->ep, req);
 }
 
 /**
@@ -312,6 +357,52 @@ bool rmawin_sq_room(struct rmawin_peer *peer)
 	       READ_ONCE(peer->state) != RMAWIN_PEER_CONNECTED;
 }
 
+/*
+ * A small put, its data inline in its work requests (usually one; one per
+ * region it spans): copied from the user here, never bounced or pinned.
+ */
+static int rmawin_req_post_inline(struct rmawin_req *req, const struct rmawin_op_desc *op,
+				  const struct rmawin_target *t)
+{
+	struct rmawin_peer *peer = req->peer;
+	u8 data[RMAWIN_INLINE_MAX];
+	struct ib_rdma_wr wr = {};
+	struct ib_sge sge;
+	u64 pos, n, room;
+	int ret;
+
+	if (copy_from_user(data, u64_to_user_ptr(op->origin), op->len))
+		return -EFAULT;
+	wr.wr.opcode = IB_WR_RDMA_WRITE;
+	wr.wr.send_flags = IB_SEND_SIGNALED | IB_SEND_INLINE;
+	wr.wr.wr_cqe = &req->cqe;
+	wr.wr.sg_list = &sge;
+	wr.wr.num_sge = 1;
+	sge.lkey = 0;	/* inline: the device reads the kernel address itself */
+	for (pos = 0; pos < op->len; pos += n) {
+		ret = rmawin_remote_addr(t->remote, t->off + pos, &wr.remote_addr, &wr.rkey,
+					 &room);
+		if (ret)
+			return ret;
+		n = min(op->len - pos, room);
+		sge.addr = (uintptr_t)(data + pos);
+		sge.length = n;
+		if (rmawin_wait_event(req->win->ep, rmawin_sq_room(peer)))
+			return -EINTR;
+		if (READ_ONCE(peer->state) != RMAWIN_PEER_CONNECTED)
+			return peer->error ?: -ECONNRESET;
+		atomic_inc(&req->pending);
+		atomic_inc(&peer->sq_data);
+		ret = rmawin_post_send(peer->qp, &wr.wr, true);
+		if (ret) {
+			atomic_dec(&peer->sq_data);
+			atomic_dec(&req->pending);
+			return ret;
+		}
+	}
+	return 0;
+}
+
 /* Post the work requests for bytes [@from, @to) of the operation. */
 static int rmawin_req_post(struct rmawin_req *req, const struct rmawin_op_desc *op,
 			   const struct rmawin_target *t, u64 from, u64 to)
@@ -412,6 +503,10 @@ static int rmawin_rma_prep(struct rmawin_req *req, const struct rmawin_op_desc *
 {
 	bool hit = false;
 
+	if (op->opcode != RMAWIN_OP_GET && op->len <= req->peer->max_inline) {
+		req->rma.inl = true;
+		return 0;
+	}
 	if (op->len <= RMAWIN_BOUNCE_SIZE)
 		return rmawin_req_bounce(req, op);
 	req->rma.ent = rmawin_rcache_get(&req->win->ep->group->rcache, op->origin, op->len,
@@ -442,6 +537,8 @@ static int rmawin_rma_issue(struct rmawin_req *req, const struct rmawin_op_desc 
 	unsigned long upto;
 	int ret;
 
+	if (req->rma.inl)
+		return rmawin_req_post_inline(req, op, t);
 	if (!req->rma.pin)
 		return rmawin_req_post(req, op, t, 0, op->len);
 	while (posted < op->len) {
@@ -526,10 +623,9 @@ static int rmawin_op_remote(struct rmawin_ep *ep, const struct rmawin_op_desc *o
 		peer = NULL;
 	else if (READ_ONCE(peer->state) != RMAWIN_PEER_CONNECTED)
 		return peer->error ?: -ECONNRESET;
-	req = kzalloc(sizeof(*req), GFP_KERNEL_ACCOUNT);
+	req = rmawin_req_alloc(ep);
 	if (!req)
 		return -ENOMEM;
-	atomic_inc(&rmawin_stats.reqs);
 	req->win = win;
 	req->peer = peer;
 	req->cqe.done = rmawin_req_done;

@@ -115,6 +115,9 @@ struct rmawin_dev {
  *	freed with the endpoint
  * @closing: the file is being released: every wait on @wq ends (the
  *	ring's poller, a kthread, gets no fatal signal to end them)
+ * @req_free: requests reaped and kept for the next operations (at most
+ *	RMAWIN_REQ_CACHE), under @lock: an operation allocates nothing
+ * @nreq_free: entries of @req_free
  */
 struct rmawin_ep {
 	struct kref ref;
@@ -141,6 +144,8 @@ struct rmawin_ep {
 	atomic_t notify_lost;
 	struct rmawin_ring *ring;
 	bool closing;
+	struct list_head req_free;
+	u32 nreq_free;
 };
 
 /*
@@ -180,6 +185,10 @@ struct rmawin_ep {
 /* Small transfers go through registered kernel buffers of this size. */
 #define RMAWIN_BOUNCE_SIZE	8192
 #define RMAWIN_BOUNCE_SLOTS	BITS_PER_LONG
+/* requests an endpoint keeps for reuse */
+#define RMAWIN_REQ_CACHE	256
+/* puts up to this many bytes go inline in the work request, where the device can */
+#define RMAWIN_INLINE_MAX	256
 /* atomics in flight on the group's queue pair to itself */
 #define RMAWIN_SELF_DEPTH	16
 
@@ -331,6 +340,8 @@ struct rmawin_win {
  * @rma.bounce: bounce slot, or -1 if the origin pages are pinned instead
  * @rma.ent: the origin's pinned pages, if not bounced
  * @rma.pin: @rma.ent was not in the cache: its pages are pinned as it goes
+ * @rma.inl: a small put whose data goes inline in its work request: no
+ *	bounce buffer, no pinning
  * @acc: the accumulate family
  * @acc.id: the id the target's replies carry
  * @acc.data: the origin (and compare) elements
@@ -367,6 +378,7 @@ struct rmawin_req {
 			int bounce;
 			struct rmawin_rcache_ent *ent;
 			bool pin;
+			bool inl;
 		} rma;
 		struct {
 			u32 id;
@@ -441,6 +453,7 @@ struct rmawin_ctrl_buf {
  * @drain_cqe: the marker receive of an orderly disconnect: its flush
  *	completion, after every message that arrived before, fails the peer
  * @leaving: the peer disconnected; its last messages are being dispatched
+ * @max_inline: bytes a work request on @qp carries inline (0: none)
  */
 struct rmawin_peer {
 	struct rmawin_group *grp;
@@ -469,6 +482,7 @@ struct rmawin_peer {
 	atomic_t nnotify;
 	struct ib_cqe drain_cqe;
 	bool leaving;
+	u32 max_inline;
 };
 
 /**
@@ -748,6 +762,7 @@ int rmawin_ioctl_rma(struct rmawin_ep *ep, void *arg);
 int rmawin_op_run(struct rmawin_ep *ep, const struct rmawin_op_desc *op, bool ring);
 int rmawin_win_complete(struct rmawin_win *win);
 void rmawin_win_reap(struct rmawin_win *win, bool copy_out);
+void rmawin_reqs_free_cache(struct rmawin_ep *ep);
 
 /* bounce.c */
 int rmawin_bounce_alloc(struct rmawin_group *grp);

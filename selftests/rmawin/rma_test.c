@@ -1604,15 +1604,22 @@ TEST_F(pair, fence_fields)
 TEST_F(pair, win_create_fields_einval)
 {
 	struct rmawin_win_create c;
-	unsigned char buf[4096];
+	unsigned char buf[4096] __attribute__((aligned(8)));
 
 	memset(&c, 0, sizeof(c));
 	c.size = sizeof(c);
 	c.base = (uintptr_t)buf;
 	c.length = sizeof(buf);
 	c.disp_unit = 1;
-	c.flags = 0x2;
+	c.flags = 0x4;		/* the first bit no flag has */
 	EXPECT_ERRNO(EINVAL, ioctl(self->fd, RMAWIN_IOC_WIN_CREATE, &c));
+	/* same_op needs an 8-byte aligned base: refused before anything is collective */
+	c.flags = RMAWIN_WIN_SAME_OP;
+	c.base = (uintptr_t)buf + 4;
+	c.length = sizeof(buf) - 8;
+	EXPECT_ERRNO(EINVAL, ioctl(self->fd, RMAWIN_IOC_WIN_CREATE, &c));
+	c.base = (uintptr_t)buf;
+	c.length = sizeof(buf);
 	c.flags = 0x80000000;
 	EXPECT_ERRNO(EINVAL, ioctl(self->fd, RMAWIN_IOC_WIN_CREATE, &c));
 	c.flags = 0;
