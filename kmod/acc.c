@@ -29,11 +29,6 @@
 
 #include "ops.h"
 
-static bool rmawin_acc_fetches(u8 opcode)
-{
-	return opcode != RMAWIN_OP_ACC;
-}
-
 /**
  * rmawin_acc_check() - validate an accumulate-family descriptor
  * @op: the descriptor
@@ -111,8 +106,8 @@ static void rmawin_acc_apply_win(struct rmawin_win *win, u8 opcode, u8 acc_op, u
 	spin_unlock_irqrestore(&win->acc_lock, flags);
 }
 
-/* Origin and compare elements, fragment-sized, from the user. */
-static int rmawin_acc_copy_in(const struct rmawin_op_desc *op, void *buf)
+/* Origin and compare elements, @op->len bytes each, from the user. */
+int rmawin_acc_copy_in(const struct rmawin_op_desc *op, void *buf)
 {
 	if (op->acc_op == RMAWIN_ACC_NO_OP && op->opcode != RMAWIN_OP_CAS)
 		memset(buf, 0, op->len);
@@ -419,6 +414,8 @@ void rmawin_acc_release(struct rmawin_req *req, bool copy_out)
 {
 	struct rmawin_group *grp = req->win->ep->group;
 
+	if (req->acc.nic)
+		rmawin_atomic_release(req);
 	/* ids start at 1: 0 means the request never got one */
 	if (req->acc.id)
 		xa_erase_irq(&grp->acc_reqs, req->acc.id);

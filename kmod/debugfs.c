@@ -21,6 +21,7 @@ static const char *const rmawin_counter_names[] = {
 	[RMAWIN_CNT_AUTH_FAILURES] = "auth_failures",
 	[RMAWIN_CNT_PROTO_ERRORS] = "proto_errors",
 	[RMAWIN_CNT_NOTIFY_LOST] = "notify_lost",
+	[RMAWIN_CNT_NIC_ATOMICS] = "nic_atomics",
 };
 
 static void rmawin_show_counters(struct seq_file *m, atomic_long_t *c)

@@ -161,6 +161,7 @@ void rmawin_group_destroy(struct rmawin_group *grp)
 			rdma_disconnect(peer->cm_id);
 		rmawin_peer_destroy_conn(peer);
 	}
+	rmawin_self_qp_destroy(grp);
 	/* no queue pair is left to reach into a window or a buffer */
 	rmawin_acc_fail_all(grp);
 	rmawin_notify_free(grp->ep);
@@ -225,8 +226,11 @@ static int rmawin_group_bind(struct rmawin_group *grp)
 static int rmawin_cq_alloc(struct rmawin_group *grp, struct ib_cq **cq, u32 depth,
 			   enum ib_poll_context poll)
 {
-	/* each queue pair's depth plus the one ib_drain_qp() posts */
-	int cqe = min_t(u64, (u64)(grp->nranks - 1) * (depth + 1) + 16,
+	/*
+	 * Each queue pair's depth plus the one ib_drain_qp() posts, and as
+	 * much for the queue pair to itself (atomic.c), which uses both CQs.
+	 */
+	int cqe = min_t(u64, (u64)(grp->nranks - 1) * (depth + 1) + 16 + RMAWIN_SELF_DEPTH + 1,
 			grp->ibdev->attrs.max_cqe);
 	struct ib_cq *q = ib_alloc_cq(grp->ibdev, grp, cqe, 0, poll);
 
@@ -250,7 +254,9 @@ static int rmawin_sq_data_max(struct rmawin_group *grp)
 		grp->sq_data_max = RMAWIN_SQ_DATA;
 		return 0;
 	}
-	per = (grp->scq->cqe - 16) / peers;
+	if (grp->scq->cqe <= 16 + RMAWIN_SELF_DEPTH + 1)
+		return -ENOMEM;
+	per = (grp->scq->cqe - 16 - RMAWIN_SELF_DEPTH - 1) / peers;
 	if (per <= RMAWIN_CTRL_DEPTH + 2)
 		return -ENOMEM;
 	grp->sq_data_max = min_t(u32, RMAWIN_SQ_DATA, per - RMAWIN_CTRL_DEPTH - 2);

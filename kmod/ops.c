@@ -187,7 +187,10 @@ static int rmawin_op_check(struct rmawin_ep *ep, const struct rmawin_op_desc *op
 	if (check_mul_overflow(op->target_disp, (u64)unit, &t->off) ||
 	    check_add_overflow(t->off, op->len, &end) || end > length)
 		return -ERANGE;
-	return def->check(op);
+	ret = def->check(op);
+	if (!ret && def->acc)
+		ret = rmawin_atomic_check(t, op);
+	return ret;
 }
 
 /*
@@ -288,8 +291,8 @@ static u32 rmawin_req_sges(struct rmawin_req *req, u64 origin, u64 pos, u64 *n,
  * regions cover the window exactly (rmawin_desc_start()), so one is
  * always found; the bound is checked all the same.
  */
-static int rmawin_remote_addr(const struct rmawin_remote *r, u64 off,
-			      u64 *addr, u32 *rkey, u64 *room)
+int rmawin_remote_addr(const struct rmawin_remote *r, u64 off, u64 *addr, u32 *rkey,
+		       u64 *room)
 {
 	u64 i = div64_u64(off + r->page_off, r->chunk);
 	u64 start = i ? i * r->chunk - r->page_off : 0;
@@ -303,7 +306,7 @@ static int rmawin_remote_addr(const struct rmawin_remote *r, u64 off,
 	return 0;
 }
 
-static bool rmawin_sq_room(struct rmawin_peer *peer)
+bool rmawin_sq_room(struct rmawin_peer *peer)
 {
 	return atomic_read(&peer->sq_data) < peer->grp->sq_data_max ||
 	       READ_ONCE(peer->state) != RMAWIN_PEER_CONNECTED;
@@ -352,25 +355,43 @@ static int rmawin_req_post(struct rmawin_req *req, const struct rmawin_op_desc *
 static bool rmawin_bounce_progress(struct rmawin_ep *ep, struct rmawin_peer *peer)
 {
 	return atomic_read(&ep->reapable) || READ_ONCE(ep->group->bounce_busy) != ~0UL ||
-	       READ_ONCE(peer->state) != RMAWIN_PEER_CONNECTED || READ_ONCE(ep->dev->dead);
+	       (peer && READ_ONCE(peer->state) != RMAWIN_PEER_CONNECTED) ||
+	       READ_ONCE(ep->dev->dead);
 }
 
-/* Take a bounce buffer, reaping finished operations to free some. */
-static int rmawin_req_bounce(struct rmawin_req *req, const struct rmawin_op_desc *op)
+/**
+ * rmawin_bounce_take() - a bounce buffer, reaping finished operations to free some
+ * @ep: the endpoint, locked
+ * @peer: the peer the buffer is for, or NULL for this rank
+ *
+ * Context: process context; sleeps until one is free.
+ * Return: the slot; -EINTR, -ENODEV, or the peer's error if it failed.
+ */
+int rmawin_bounce_take(struct rmawin_ep *ep, struct rmawin_peer *peer)
 {
-	struct rmawin_ep *ep = req->win->ep;
-	struct rmawin_group *grp = ep->group;
 	int slot;
 
-	while ((slot = rmawin_bounce_get(grp)) < 0) {
-		if (rmawin_wait_event(ep, rmawin_bounce_progress(ep, req->peer)))
+	lockdep_assert_held(&ep->lock);
+	while ((slot = rmawin_bounce_get(ep->group)) < 0) {
+		if (rmawin_wait_event(ep, rmawin_bounce_progress(ep, peer)))
 			return -EINTR;
-		if (READ_ONCE(req->peer->state) != RMAWIN_PEER_CONNECTED)
-			return req->peer->error ?: -ECONNRESET;
+		if (peer && READ_ONCE(peer->state) != RMAWIN_PEER_CONNECTED)
+			return peer->error ?: -ECONNRESET;
 		if (READ_ONCE(ep->dev->dead))
 			return -ENODEV;
 		rmawin_reap_all(ep);
 	}
+	return slot;
+}
+
+/* Take a bounce buffer; a put's data goes into it. */
+static int rmawin_req_bounce(struct rmawin_req *req, const struct rmawin_op_desc *op)
+{
+	struct rmawin_group *grp = req->win->ep->group;
+	int slot = rmawin_bounce_take(req->win->ep, req->peer);
+
+	if (slot < 0)
+		return slot;
 	req->rma.bounce = slot;
 	if (op->opcode != RMAWIN_OP_GET) {
 		if (copy_from_user(grp->bounce_mem[slot], u64_to_user_ptr(op->origin), op->len))
@@ -500,7 +521,10 @@ static int rmawin_op_remote(struct rmawin_ep *ep, const struct rmawin_op_desc *o
 	struct rmawin_req *req;
 	int ret;
 
-	if (READ_ONCE(peer->state) != RMAWIN_PEER_CONNECTED)
+	/* only the atomics reach this rank's own window this way */
+	if (op->target == ep->group->rank)
+		peer = NULL;
+	else if (READ_ONCE(peer->state) != RMAWIN_PEER_CONNECTED)
 		return peer->error ?: -ECONNRESET;
 	req = kzalloc(sizeof(*req), GFP_KERNEL_ACCOUNT);
 	if (!req)
@@ -527,7 +551,7 @@ static int rmawin_op_remote(struct rmawin_ep *ep, const struct rmawin_op_desc *o
 	list_add_tail(&req->node, &win->reqs);
 	spin_unlock_irq(&win->lock);
 
-	ret = def->issue(req, op, t);
+	ret = t->atomic ? rmawin_atomic_issue(req, op, t) : def->issue(req, op, t);
 	/* the caller hears of this failure now, not again at the fence */
 	if (ret)
 		req->refused = true;
@@ -546,7 +570,7 @@ static int rmawin_op_issue(struct rmawin_ep *ep, const struct rmawin_op_desc *op
 	t->win->fence_ops++;
 	if (!op->len)
 		return 0;
-	if (op->target == ep->group->rank)
+	if (op->target == ep->group->rank && !t->atomic)
 		return rmawin_op_def(op->opcode)->local(ep, op, t);
 	return rmawin_op_remote(ep, op, t);
 }

@@ -14,12 +14,15 @@
  * @remote: the target rank's descriptor of it; NULL for this rank
  * @off: byte offset in the target's window
  * @ring: from the poller: never pin
+ * @atomic: through the device's atomics (rmawin_atomic_check()); then
+ *	@remote is set for this rank's own window too
  */
 struct rmawin_target {
 	struct rmawin_win *win;
 	const struct rmawin_remote *remote;
 	u64 off;
 	bool ring;
+	bool atomic;
 };
 
 /**
@@ -54,5 +57,23 @@ int rmawin_acc_local(struct rmawin_ep *ep, const struct rmawin_op_desc *op,
 int rmawin_acc_issue(struct rmawin_req *req, const struct rmawin_op_desc *op,
 		     const struct rmawin_target *t);
 void rmawin_acc_release(struct rmawin_req *req, bool copy_out);
+int rmawin_acc_copy_in(const struct rmawin_op_desc *op, void *buf);
+
+static inline bool rmawin_acc_fetches(u8 opcode)
+{
+	return opcode != RMAWIN_OP_ACC;
+}
+
+/* ops.c: what the atomics share with puts and gets */
+int rmawin_remote_addr(const struct rmawin_remote *r, u64 off, u64 *addr, u32 *rkey,
+		       u64 *room);
+bool rmawin_sq_room(struct rmawin_peer *peer);
+int rmawin_bounce_take(struct rmawin_ep *ep, struct rmawin_peer *peer);
+
+/* atomic.c: the accumulate family on same_op windows */
+int rmawin_atomic_check(struct rmawin_target *t, const struct rmawin_op_desc *op);
+int rmawin_atomic_issue(struct rmawin_req *req, const struct rmawin_op_desc *op,
+			const struct rmawin_target *t);
+void rmawin_atomic_release(struct rmawin_req *req);
 
 #endif /* RMAWIN_OPS_H */

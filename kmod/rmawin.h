@@ -49,6 +49,7 @@ struct net;
  * @RMAWIN_CNT_AUTH_FAILURES: connections refused by the handshake
  * @RMAWIN_CNT_PROTO_ERRORS: peers cut off for an invalid message
  * @RMAWIN_CNT_NOTIFY_LOST: notifications a full queue could not hold
+ * @RMAWIN_CNT_NIC_ATOMICS: atomic work requests posted (atomic.c)
  * @RMAWIN_NR_COUNTERS: the number of counters
  */
 enum rmawin_counter {
@@ -62,6 +63,7 @@ enum rmawin_counter {
 	RMAWIN_CNT_AUTH_FAILURES,
 	RMAWIN_CNT_PROTO_ERRORS,
 	RMAWIN_CNT_NOTIFY_LOST,
+	RMAWIN_CNT_NIC_ATOMICS,
 	RMAWIN_NR_COUNTERS,
 };
 
@@ -178,6 +180,8 @@ struct rmawin_ep {
 /* Small transfers go through registered kernel buffers of this size. */
 #define RMAWIN_BOUNCE_SIZE	8192
 #define RMAWIN_BOUNCE_SLOTS	BITS_PER_LONG
+/* atomics in flight on the group's queue pair to itself */
+#define RMAWIN_SELF_DEPTH	16
 
 /**
  * struct rmawin_remote_mr - one memory region of a peer's window
@@ -257,6 +261,10 @@ struct rmawin_win_table {
  * @lk: target side: the lock every rank's requests queue on; each rank
  *	has one waiter, so a rank asks again only after it let go
  * @pscw: post/start/complete/wait state
+ * @same_op: RMAWIN_WIN_SAME_OP: 8-byte integer accumulates go through the
+ *	device's atomics (atomic.c)
+ * @self: with @same_op in a group of more than one rank: this rank's own
+ *	regions, as a peer's descriptor gives them, for its own atomics
  */
 struct rmawin_win {
 	struct rmawin_ep *ep;
@@ -301,6 +309,8 @@ struct rmawin_win {
 		bool started;
 		bool posted;
 	} pscw;
+	bool same_op;
+	struct rmawin_remote *self;
 };
 
 /**
@@ -329,6 +339,15 @@ struct rmawin_win {
  * @acc.sent: bytes of fragments posted so far
  * @acc.next: offset of the fragment whose reply is next (the target
  *	answers in order), under the group's acc_reqs lock
+ * @acc.nic: through the device's atomics (atomic.c), not the target's CPU
+ * @acc.slot: atomics: the bounce buffer the previous value lands in, or -1
+ * @acc.elem: atomics: the element in flight
+ * @acc.guess: atomics: a compare-and-swap loop's guess of the current value
+ * @acc.acc_op: atomics: the op
+ * @acc.datatype: atomics: the element type
+ * @acc.qp: atomics: the queue pair (the peer's, or the group's to itself)
+ * @acc.remote: atomics: the target window's regions
+ * @acc.off: atomics: the byte offset of the first element there
  */
 struct rmawin_req {
 	struct list_head node;
@@ -356,6 +375,15 @@ struct rmawin_req {
 			void __user *result_uaddr;
 			u64 sent;
 			u64 next;
+			bool nic;
+			int slot;
+			u32 elem;
+			u64 guess;
+			u8 acc_op;
+			u8 datatype;
+			struct ib_qp *qp;
+			const struct rmawin_remote *remote;
+			u64 off;
 		} acc;
 	};
 };
@@ -536,6 +564,9 @@ struct rmawin_rcache {
  * @bounce_busy: bitmap of bounce buffers in use, under @lock
  * @rcache: pinned origin buffers kept for reuse
  * @acc_reqs: accumulate-family requests waiting for replies, by id
+ * @self_qp: a queue pair connected to itself, for atomics on this rank's
+ *	own same_op windows; made with the first of them
+ * @self_out: work requests in flight on @self_qp, at most RMAWIN_SELF_DEPTH
  */
 struct rmawin_group {
 	struct rmawin_ep *ep;
@@ -565,6 +596,8 @@ struct rmawin_group {
 	unsigned long bounce_busy;
 	struct rmawin_rcache rcache;
 	struct xarray acc_reqs;
+	struct ib_qp *self_qp;
+	atomic_t self_out;
 };
 
 /**
@@ -738,6 +771,11 @@ void rmawin_acc_apply(u8 op, u8 type, void *t, const void *o, u32 n);
 void rmawin_acc_apply_float(u8 op, u8 type, void *t, const void *o, u32 n);
 void rmawin_acc_fail_peer(struct rmawin_peer *peer);
 void rmawin_acc_fail_all(struct rmawin_group *grp);
+
+/* atomic.c: what windows and groups make and free for the atomics path */
+int rmawin_atomic_win_setup(struct rmawin_win *win);
+void rmawin_atomic_win_free(struct rmawin_win *win);
+void rmawin_self_qp_destroy(struct rmawin_group *grp);
 
 /* lock.c */
 int rmawin_win_lock_init(struct rmawin_win *win);

@@ -269,6 +269,7 @@ static int rmawin_win_register(struct rmawin_win *win)
 static void rmawin_win_destroy(struct rmawin_win *win)
 {
 	rmawin_win_reap(win, false);
+	rmawin_atomic_win_free(win);
 	rmawin_win_lock_free(win);
 	rmawin_win_pscw_free(win);
 	rmawin_win_unregister(win);
@@ -291,6 +292,8 @@ static int rmawin_win_setup(struct rmawin_win *win)
 		ret = rmawin_win_pin(win);
 	if (!ret && win->length && win->ep->group->nranks > 1)
 		ret = rmawin_win_register(win);
+	if (!ret && win->same_op)
+		ret = rmawin_atomic_win_setup(win);
 	return ret;
 }
 
@@ -309,7 +312,11 @@ int rmawin_ioctl_win_create(struct rmawin_ep *ep, void *arg)
 	u64 end;
 	int ret;
 
-	if (c->flags & ~RMAWIN_WIN_ALLOCATE || c->mmap_offset || !c->disp_unit)
+	if (c->flags & ~(RMAWIN_WIN_ALLOCATE | RMAWIN_WIN_SAME_OP) || c->mmap_offset ||
+	    !c->disp_unit)
+		return -EINVAL;
+	/* the device's atomics need 8-byte aligned targets */
+	if (c->flags & RMAWIN_WIN_SAME_OP && c->base % sizeof(u64))
 		return -EINVAL;
 	if (c->flags & RMAWIN_WIN_ALLOCATE && c->base)
 		return -EINVAL;
@@ -339,6 +346,7 @@ int rmawin_ioctl_win_create(struct rmawin_ep *ep, void *arg)
 	win->length = c->length;
 	win->disp_unit = c->disp_unit;
 	win->kmem_wanted = c->flags & RMAWIN_WIN_ALLOCATE;
+	win->same_op = c->flags & RMAWIN_WIN_SAME_OP;
 	spin_lock_init(&win->lock);
 	spin_lock_init(&win->acc_lock);
 	INIT_LIST_HEAD(&win->reqs);

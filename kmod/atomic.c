@@ -1,0 +1,442 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rmawin: the accumulate family through the device's atomics.
+ *
+ * On a window created with RMAWIN_WIN_SAME_OP the application promised
+ * MPI's accumulate_ops=same_op_no_op: concurrent accumulate-family
+ * operations on one location all use one op, or NO_OP.  There every
+ * operation on 8-byte integers goes through the device's atomics, never
+ * through the target's CPU (acc.c), because the two are not atomic
+ * against each other: a device's fetch-and-add and a CPU's read-modify-
+ * write under a spinlock may interleave.
+ *
+ *  - SUM and NO_OP are a fetch-and-add (of 0 for NO_OP): one round trip;
+ *  - compare_and_swap is the device's compare-and-swap: one round trip;
+ *  - every other op (REPLACE, MIN, MAX, PROD, the bitwise and logical
+ *    ones) is a compare-and-swap loop: the origin guesses the current
+ *    value (0 at first), swaps in op(guess, origin) if the guess was
+ *    right, and otherwise guesses what the device returned.
+ *
+ * An operation of several elements does them one after the other, each
+ * element atomic on its own, as MPI asks.  The device writes the previous
+ * value into one of the group's bounce buffers, which the request holds
+ * until it is reaped.  Operations on this rank's own window take the same
+ * path through a queue pair connected to itself (created with the first
+ * such window of a group of more than one rank; alone, a rank's own
+ * accumulates are the only ones, and the CPU path is atomic enough).
+ */
+#include <linux/slab.h>
+#include <linux/etherdevice.h>
+#include <rdma/ib_cache.h>
+
+#include "ops.h"
+#include "window.h"
+
+static bool rmawin_atomic_wide(u8 datatype)
+{
+	return datatype == RMAWIN_TYPE_INT64 || datatype == RMAWIN_TYPE_UINT64;
+}
+
+/**
+ * rmawin_atomic_check() - does a checked operation take the device's atomics?
+ * @t: its target; @t->atomic is set if it does
+ * @op: the descriptor, valid as an accumulate-family operation
+ *
+ * Return: 0; -EINVAL for an 8-byte integer operation on a same_op window
+ * at an offset that is not a multiple of 8 (the device's atomics need it).
+ */
+int rmawin_atomic_check(struct rmawin_target *t, const struct rmawin_op_desc *op)
+{
+	struct rmawin_win *win = t->win;
+	struct rmawin_group *grp = win->ep->group;
+
+	t->atomic = false;
+	if (!win->same_op || !rmawin_atomic_wide(op->datatype))
+		return 0;
+	if (t->off % sizeof(u64))
+		return -EINVAL;
+	if (!t->remote) {
+		/* alone in its group, a rank's own CPU path is atomic enough */
+		if (grp->nranks == 1)
+			return 0;
+		t->remote = win->self;
+	}
+	t->atomic = true;
+	return 0;
+}
+
+/* Fetch-and-add serves SUM and NO_OP; CAS itself; the rest loop on CAS. */
+static bool rmawin_atomic_fadd(const struct rmawin_req *req)
+{
+	return req->opcode != RMAWIN_OP_CAS &&
+	       (req->acc.acc_op == RMAWIN_ACC_SUM || req->acc.acc_op == RMAWIN_ACC_NO_OP);
+}
+
+/* Post the work request for the request's current element. */
+static int rmawin_atomic_post(struct rmawin_req *req)
+{
+	struct rmawin_group *grp = req->win->ep->group;
+	const u64 *data = req->acc.data;
+	u64 origin = data[req->acc.elem], room;
+	struct ib_atomic_wr wr = {};
+	struct ib_sge sge;
+	int ret;
+
+	ret = rmawin_remote_addr(req->acc.remote, req->acc.off + req->acc.elem * sizeof(u64),
+				 &wr.remote_addr, &wr.rkey, &room);
+	if (ret)
+		return ret;
+	sge.addr = grp->bounce_dma[req->acc.slot];
+	sge.length = sizeof(u64);
+	sge.lkey = req->win->ep->pd->local_dma_lkey;
+	wr.wr.wr_cqe = &req->cqe;
+	wr.wr.sg_list = &sge;
+	wr.wr.num_sge = 1;
+	wr.wr.send_flags = IB_SEND_SIGNALED;
+	if (rmawin_atomic_fadd(req)) {
+		wr.wr.opcode = IB_WR_ATOMIC_FETCH_AND_ADD;
+		wr.compare_add = req->acc.acc_op == RMAWIN_ACC_NO_OP ? 0 : origin;
+	} else if (req->opcode == RMAWIN_OP_CAS) {
+		wr.wr.opcode = IB_WR_ATOMIC_CMP_AND_SWP;
+		wr.compare_add = data[1];	/* the compare element follows */
+		wr.swap = origin;
+	} else {
+		wr.wr.opcode = IB_WR_ATOMIC_CMP_AND_SWP;
+		wr.compare_add = req->acc.guess;
+		wr.swap = req->acc.guess;
+		rmawin_acc_apply(req->acc.acc_op, req->acc.datatype, &wr.swap, &origin, 1);
+	}
+	/* the send queue's room, given back at the completion */
+	atomic_inc(req->peer ? &req->peer->sq_data : &grp->self_out);
+	rmawin_count(req->win->ep, RMAWIN_CNT_NIC_ATOMICS, 1);
+	ret = rmawin_post_send(req->acc.qp, &wr.wr, false);
+	if (ret)
+		atomic_dec(req->peer ? &req->peer->sq_data : &grp->self_out);
+	return ret;
+}
+
+/*
+ * The next step after a completion with the previous value @old: another
+ * try of a compare-and-swap loop, the next element, or the end.
+ * Return: true if a work request was posted.
+ */
+static bool rmawin_atomic_step(struct rmawin_req *req, u64 old)
+{
+	u64 *result = req->acc.result;
+	int ret;
+
+	if (req->opcode != RMAWIN_OP_CAS && !rmawin_atomic_fadd(req) && old != req->acc.guess) {
+		req->acc.guess = old;	/* someone else's value: try again with it */
+	} else {
+		if (result)
+			result[req->acc.elem] = old;
+		if (++req->acc.elem == req->len / sizeof(u64))
+			return false;
+		req->acc.guess = 0;
+	}
+	if (req->peer && READ_ONCE(req->peer->state) != RMAWIN_PEER_CONNECTED)
+		ret = req->peer->error ?: -ECONNRESET;
+	else if (READ_ONCE(req->win->ep->dev->dead))
+		ret = -ENODEV;
+	else
+		ret = rmawin_atomic_post(req);
+	if (ret && !req->status)
+		req->status = ret;
+	return !ret;
+}
+
+static void rmawin_atomic_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct rmawin_req *req = container_of(wc->wr_cqe, struct rmawin_req, cqe);
+	struct rmawin_group *grp = req->win->ep->group;
+	int slot = req->acc.slot;
+	u64 old;
+
+	atomic_dec(req->peer ? &req->peer->sq_data : &grp->self_out);
+	if (wc->status != IB_WC_SUCCESS) {
+		if (!req->status)
+			req->status = wc->status == IB_WC_WR_FLUSH_ERR ? -ECONNRESET : -EIO;
+		if (req->peer)
+			rmawin_peer_fail(req->peer, -ECONNRESET);
+		goto finish;
+	}
+	ib_dma_sync_single_for_cpu(grp->ibdev, grp->bounce_dma[slot], sizeof(u64),
+				   DMA_FROM_DEVICE);
+	old = *(u64 *)grp->bounce_mem[slot];
+	if (rmawin_atomic_step(req, old))
+		return;
+finish:
+	wake_up_all(&req->win->ep->wq);
+	if (atomic_dec_and_test(&req->pending))
+		rmawin_req_finish(req);
+}
+
+static bool rmawin_atomic_room(struct rmawin_req *req)
+{
+	struct rmawin_group *grp = req->win->ep->group;
+
+	if (req->peer)
+		return rmawin_sq_room(req->peer);
+	return atomic_read(&grp->self_out) < RMAWIN_SELF_DEPTH ||
+	       READ_ONCE(grp->ep->dev->dead);
+}
+
+/**
+ * rmawin_atomic_issue() - start an operation on the device's atomics
+ * @req: the request, with its window, on the window's list; its peer, or
+ *	NULL for this rank's own window
+ * @op: the descriptor, checked
+ * @t: its target, rmawin_atomic_check() said so
+ *
+ * Context: process context, endpoint lock held; sleeps for a bounce
+ * buffer and for room in the send queue.
+ * Return: 0 or a negative errno; the request then completes with it.
+ */
+int rmawin_atomic_issue(struct rmawin_req *req, const struct rmawin_op_desc *op,
+			const struct rmawin_target *t)
+{
+	struct rmawin_group *grp = req->win->ep->group;
+	u32 cas = op->opcode == RMAWIN_OP_CAS;
+	int ret;
+
+	lockdep_assert_held(&req->win->ep->lock);
+	req->acc.nic = true;
+	req->acc.slot = -1;
+	req->acc.data = kvmalloc(op->len * (1 + cas), GFP_KERNEL_ACCOUNT);
+	if (rmawin_acc_fetches(op->opcode))
+		req->acc.result = kvzalloc(op->len, GFP_KERNEL_ACCOUNT);
+	if (!req->acc.data || (rmawin_acc_fetches(op->opcode) && !req->acc.result))
+		return -ENOMEM;
+	req->acc.result_uaddr = u64_to_user_ptr(op->result);
+	ret = rmawin_acc_copy_in(op, req->acc.data);
+	if (ret)
+		return ret;
+	ret = rmawin_bounce_take(req->win->ep, req->peer);
+	if (ret < 0)
+		return ret;
+	req->acc.slot = ret;
+	req->acc.qp = req->peer ? req->peer->qp : grp->self_qp;
+	req->acc.remote = t->remote;
+	req->acc.off = t->off;
+	req->acc.acc_op = op->acc_op;
+	req->acc.datatype = op->datatype;
+	req->cqe.done = rmawin_atomic_done;
+	if (rmawin_wait_event(req->win->ep, rmawin_atomic_room(req)))
+		return -EINTR;
+	if (req->peer && READ_ONCE(req->peer->state) != RMAWIN_PEER_CONNECTED)
+		return req->peer->error ?: -ECONNRESET;
+	if (READ_ONCE(grp->ep->dev->dead))
+		return -ENODEV;
+	atomic_inc(&req->pending);
+	ret = rmawin_atomic_post(req);
+	if (ret)
+		atomic_dec(&req->pending);
+	return ret;
+}
+
+/**
+ * rmawin_atomic_release() - let go of what an atomic request took
+ * @req: a finished request that went through rmawin_atomic_issue()
+ *
+ * Context: process context of the window's owner.
+ */
+void rmawin_atomic_release(struct rmawin_req *req)
+{
+	if (req->acc.slot >= 0)
+		rmawin_bounce_put(req->win->ep->group, req->acc.slot);
+	req->acc.slot = -1;
+}
+
+/*
+ * Our queue pair's address with ourselves as the destination: the path of
+ * a connected peer's queue pair on the same port, its destination GID and
+ * MAC replaced by ours (rxe and hardware then loop it back).
+ */
+static int rmawin_self_av(struct rmawin_group *grp, struct ib_qp_attr *attr)
+{
+	struct ib_qp_init_attr init;
+	const struct ib_gid_attr *sgid;
+	struct rmawin_peer *peer = NULL;
+	u8 mac[ETH_ALEN];
+	u32 i;
+	int ret;
+
+	for (i = 0; i < grp->nranks && !peer; i++)
+		if (i != grp->rank && READ_ONCE(grp->peers[i].state) == RMAWIN_PEER_CONNECTED)
+			peer = &grp->peers[i];
+	if (!peer)
+		return -ECONNRESET;
+	ret = ib_query_qp(peer->qp, attr, IB_QP_AV | IB_QP_PATH_MTU | IB_QP_PKEY_INDEX |
+			  IB_QP_PORT, &init);
+	if (ret)
+		return ret;
+	if (!(rdma_ah_get_ah_flags(&attr->ah_attr) & IB_AH_GRH))
+		return -EOPNOTSUPP;
+	sgid = rdma_get_gid_attr(grp->ibdev, rdma_ah_get_port_num(&attr->ah_attr),
+				 rdma_ah_read_grh(&attr->ah_attr)->sgid_index);
+	if (IS_ERR(sgid))
+		return PTR_ERR(sgid);
+	ret = rdma_read_gid_l2_fields(sgid, NULL, mac);
+	if (!ret) {
+		rdma_ah_retrieve_grh(&attr->ah_attr)->dgid = sgid->gid;
+		if (attr->ah_attr.type == RDMA_AH_ATTR_TYPE_ROCE)
+			ether_addr_copy(attr->ah_attr.roce.dmac, mac);
+	}
+	rdma_put_gid_attr(sgid);
+	attr->port_num = rdma_ah_get_port_num(&attr->ah_attr);
+	return ret;
+}
+
+/* INIT, RTR with itself as the destination, RTS. */
+static int rmawin_self_connect(struct rmawin_group *grp, struct ib_qp *qp,
+			       struct ib_qp_attr *attr)
+{
+	u8 rd_atom = min_t(u32, grp->ibdev->attrs.max_qp_rd_atom, 16);
+	struct ib_qp_attr a = {};
+	int ret;
+
+	a.qp_state = IB_QPS_INIT;
+	a.pkey_index = attr->pkey_index;
+	a.port_num = attr->port_num;
+	a.qp_access_flags = IB_ACCESS_REMOTE_ATOMIC;
+	ret = ib_modify_qp(qp, &a, IB_QP_STATE | IB_QP_PKEY_INDEX | IB_QP_PORT |
+			   IB_QP_ACCESS_FLAGS);
+	if (ret)
+		return ret;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IB_QPS_RTR;
+	a.ah_attr = attr->ah_attr;
+	a.path_mtu = attr->path_mtu;
+	a.dest_qp_num = qp->qp_num;
+	a.rq_psn = 0;
+	a.max_dest_rd_atomic = rd_atom;
+	a.min_rnr_timer = 12;
+	ret = ib_modify_qp(qp, &a, IB_QP_STATE | IB_QP_AV | IB_QP_PATH_MTU | IB_QP_DEST_QPN |
+			   IB_QP_RQ_PSN | IB_QP_MAX_DEST_RD_ATOMIC | IB_QP_MIN_RNR_TIMER);
+	if (ret)
+		return ret;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IB_QPS_RTS;
+	a.sq_psn = 0;
+	a.timeout = 14;
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.max_rd_atomic = rd_atom;
+	return ib_modify_qp(qp, &a, IB_QP_STATE | IB_QP_SQ_PSN | IB_QP_TIMEOUT |
+			    IB_QP_RETRY_CNT | IB_QP_RNR_RETRY | IB_QP_MAX_QP_RD_ATOMIC);
+}
+
+/* The group's queue pair to itself, for atomics on this rank's windows. */
+static int rmawin_self_qp_create(struct rmawin_group *grp)
+{
+	struct ib_qp_init_attr init = {
+		.send_cq = grp->scq,
+		.recv_cq = grp->cq,
+		.cap = {
+			/* one more of each for ib_drain_qp() */
+			.max_send_wr = RMAWIN_SELF_DEPTH + 1,
+			.max_recv_wr = 1,
+			.max_send_sge = 1,
+			.max_recv_sge = 1,
+		},
+		.sq_sig_type = IB_SIGNAL_REQ_WR,
+		.qp_type = IB_QPT_RC,
+	};
+	struct ib_qp_attr attr = {};
+	struct ib_qp *qp;
+	int ret;
+
+	ret = rmawin_self_av(grp, &attr);
+	if (ret)
+		return ret;
+	init.port_num = attr.port_num;
+	qp = ib_create_qp(grp->ep->pd, &init);
+	if (IS_ERR(qp))
+		return PTR_ERR(qp);
+	atomic_inc(&rmawin_stats.qps);
+	ret = rmawin_self_connect(grp, qp, &attr);
+	if (ret) {
+		ib_destroy_qp(qp);
+		atomic_dec(&rmawin_stats.qps);
+		return ret;
+	}
+	grp->self_qp = qp;
+	return 0;
+}
+
+/**
+ * rmawin_self_qp_destroy() - flush and destroy the group's queue pair to itself
+ * @grp: the group
+ *
+ * Context: process context; the group is being torn down.
+ */
+void rmawin_self_qp_destroy(struct rmawin_group *grp)
+{
+	if (!grp->self_qp)
+		return;
+	ib_drain_qp(grp->self_qp);
+	ib_destroy_qp(grp->self_qp);
+	grp->self_qp = NULL;
+	atomic_dec(&rmawin_stats.qps);
+}
+
+/**
+ * rmawin_atomic_win_setup() - a same_op window's own side of the atomics path
+ * @win: the window, registered
+ *
+ * Its regions as a peer's descriptor would give them, for the operations
+ * this rank issues to it, and the group's queue pair to itself.
+ *
+ * Context: process context, endpoint lock held.
+ * Return: 0, -ENOMEM, or why the queue pair could not be made.
+ */
+int rmawin_atomic_win_setup(struct rmawin_win *win)
+{
+	struct rmawin_group *grp = win->ep->group;
+	struct rmawin_remote *r;
+	u32 i;
+	int ret;
+
+	lockdep_assert_held(&win->ep->lock);
+	if (grp->nranks == 1)
+		return 0;
+	if (!grp->self_qp) {
+		ret = rmawin_self_qp_create(grp);
+		if (ret)
+			return ret;
+	}
+	r = kzalloc(sizeof(*r), GFP_KERNEL_ACCOUNT);
+	if (!r)
+		return -ENOMEM;
+	r->length = win->length;
+	r->disp_unit = win->disp_unit;
+	r->page_off = rmawin_win_block_off(win);
+	r->chunk = rmawin_win_chunk_bytes(win);
+	r->nmrs = win->nchunks;
+	r->mrs = kvcalloc(r->nmrs, sizeof(*r->mrs), GFP_KERNEL_ACCOUNT);
+	if (r->nmrs && !r->mrs) {
+		kfree(r);
+		return -ENOMEM;
+	}
+	for (i = 0; i < r->nmrs; i++) {
+		r->mrs[i].iova = win->chunks[i].mr->iova;
+		r->mrs[i].rkey = win->chunks[i].mr->rkey;
+	}
+	r->got = r->nmrs;
+	r->done = true;
+	win->self = r;
+	return 0;
+}
+
+/**
+ * rmawin_atomic_win_free() - free what rmawin_atomic_win_setup() made
+ * @win: the window
+ */
+void rmawin_atomic_win_free(struct rmawin_win *win)
+{
+	if (!win->self)
+		return;
+	kvfree(win->self->mrs);
+	kfree(win->self);
+	win->self = NULL;
+}
