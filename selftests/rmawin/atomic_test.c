@@ -213,15 +213,19 @@ struct sum_case {
 	int allocate;		/* rmawin_win_allocate(), else rmawin_win_create() */
 };
 
+#define NOOP_EVERY	8		/* a NO_OP among the SUMs after so many of them */
+#define NNOOP		(K / NOOP_EVERY)	/* NO_OPs per rank among them */
+
 /*
  * Every rank adds its value K times to rank 0's counter in one epoch,
- * then, once all are done, reads it with a NO_OP fetch_and_op.
+ * with a NO_OP fetch_and_op after every NOOP_EVERY (same_op_no_op allows
+ * them side by side), then, once all are done, reads it with a NO_OP.
  */
 static int sum_rank(struct rmawin_ep *ep, void *arg)
 {
 	const struct sum_case *c = arg;
 	int me = rmawin_rank(ep), i;
-	uint64_t mem[8] = { 0 }, got[K], noop = 0, *counter;
+	uint64_t mem[8] = { 0 }, got[K], peek[NNOOP], noop = 0, *counter;
 	struct rmawin_win *win;
 	long before;
 	void *base;
@@ -234,12 +238,18 @@ static int sum_rank(struct rmawin_ep *ep, void *arg)
 	RMAWIN_TEST_TRY(2, rmawin_barrier(ep));
 	RMAWIN_TEST_TRY(3, c->lock_all ? rmawin_lock_all(win) :
 			   rmawin_lock(win, RMAWIN_LOCK_SHARED, 0));
-	for (i = 0; i < K; i++)
+	for (i = 0; i < K; i++) {
 		RMAWIN_TEST_TRY(4, rmawin_fetch_and_op(win, &c->add[me], &got[i], c->type, 0, 0,
 						       RMAWIN_SUM));
+		if (i % NOOP_EVERY == NOOP_EVERY - 1)
+			RMAWIN_TEST_TRY(13, rmawin_fetch_and_op(win, &c->add[me],
+								&peek[i / NOOP_EVERY], c->type,
+								0, 0, RMAWIN_NO_OP));
+	}
 	RMAWIN_TEST_TRY(5, c->lock_all ? rmawin_unlock_all(win) : rmawin_unlock(win, 0));
 	sh->ep_atomics[me] = delta(before, ep_stat("nic_atomics"));
 	memcpy(&sh->got[me * K], got, sizeof(got));
+	memcpy(&sh->got[NR * K + me * NNOOP], peek, sizeof(peek));
 	RMAWIN_TEST_TRY(6, rmawin_barrier(ep));
 	/* NO_OP: an atomic read of the finished counter, which it leaves as it is */
 	RMAWIN_TEST_TRY(7, rmawin_lock_all(win));
@@ -254,6 +264,17 @@ static int sum_rank(struct rmawin_ep *ep, void *arg)
 	}
 	RMAWIN_TEST_TRY(12, rmawin_win_free(win));
 	return 0;
+}
+
+/* Did the location hold @v: the value one of the @n adds fetched, or @final? */
+static int held(const struct fetched *ops, size_t n, uint64_t final, uint64_t v)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (ops[i].got == v)
+			return 1;
+	return v == final;
 }
 
 static void sum_run(struct __test_metadata *_metadata, const struct sum_case *c)
@@ -281,10 +302,16 @@ static void sum_run(struct __test_metadata *_metadata, const struct sum_case *c)
 						    (unsigned long long)sh->noop[r],
 						    (unsigned long long)want);
 	}
-	/* each rank's K adds, rank 0's to itself (the loopback), and the NO_OPs */
-	expect_ep_atomics(_metadata, NR, K);
-	EXPECT_LE(NR * K + NR, grew) TH_LOG("nic_atomics grew by %ld for %d operations", grew,
-					    NR * K + NR);
+	/* a NO_OP among the adds fetched a value the counter held */
+	for (i = 0; i < NR * NNOOP; i++) {
+		EXPECT_TRUE(held(ops, NR * K, sh->final[0], sh->got[NR * K + i]))
+			TH_LOG("rank %d's NO_OP %d among the adds fetched %#llx, never held",
+			       i / NNOOP, i % NNOOP, (unsigned long long)sh->got[NR * K + i]);
+	}
+	/* each rank's adds and NO_OPs, rank 0's to itself (the loopback) */
+	expect_ep_atomics(_metadata, NR, K + NNOOP);
+	EXPECT_LE(NR * (K + NNOOP + 1), grew) TH_LOG("nic_atomics grew by %ld for %d operations",
+						     grew, NR * (K + NNOOP + 1));
 	expect_end(_metadata);
 }
 
@@ -849,6 +876,56 @@ TEST_F_TIMEOUT(path, accumulate_64_elements_all_to_all, 90)
 	/* one device atomic per element at least: NR targets x 3 x NE */
 	expect_ep_atomics(_metadata, NR, 3 * NR * NE);
 	EXPECT_LE(3 * NR * NR * NE, grew);
+	expect_end(_metadata);
+}
+
+/* ---- a group of one rank ------------------------------------------------- */
+
+/*
+ * Alone in its group a rank's own operations are the only ones on its
+ * window, and the kernel keeps its CPU path (design.rst): fetch_and_op SUM
+ * and a MAX are exact, the alignment rule holds all the same.
+ */
+static int single_rank(struct rmawin_ep *ep, void *arg)
+{
+	static uint64_t mem[4] = { 5 }, one = 1, big = 77, got[K], r;
+	struct rmawin_win *win;
+	int i, bad = 0;
+
+	(void)arg;
+	RMAWIN_TEST_TRY(1, rmawin_win_create(ep, mem, sizeof(mem), 1, RMAWIN_WIN_SAME_OP, &win));
+	RMAWIN_TEST_TRY(2, rmawin_lock_all(win));
+	for (i = 0; i < K; i++)
+		RMAWIN_TEST_TRY(3, rmawin_fetch_and_op(win, &one, &got[i], RMAWIN_UINT64, 0, 0,
+						       RMAWIN_SUM));
+	RMAWIN_TEST_TRY(4, rmawin_accumulate(win, &big, 1, RMAWIN_INT64, 0, 8, RMAWIN_MAX));
+	RMAWIN_TEST_WANT(-EINVAL, rmawin_fetch_and_op(win, &one, &r, RMAWIN_INT64, 0, 4,
+						      RMAWIN_SUM));
+	RMAWIN_TEST_WANT(-EINVAL, rmawin_compare_and_swap(win, &one, &big, &r, RMAWIN_UINT64,
+							  0, 12));
+	RMAWIN_TEST_TRY(5, rmawin_unlock_all(win));
+	RMAWIN_TEST_TRY(6, rmawin_sync(win));
+	memcpy(sh->got, got, sizeof(got));
+	memcpy(sh->final, mem, sizeof(mem));
+	RMAWIN_TEST_TRY(7, rmawin_win_free(win));
+	return bad ? 8 : 0;
+}
+
+TEST_F(path, single_rank_group_cpu_path)
+{
+	struct fetched ops[K];
+	long grew;
+	int i;
+
+	shared_setup(_metadata);
+	grew = run_counted(_metadata, 1, single_rank, NULL, 25);
+	for (i = 0; i < K; i++)
+		ops[i] = (struct fetched){ .got = sh->got[i], .add = 1 };
+	expect_chain(_metadata, "fetch_and_op SUM, one rank", ops, K, 5, sh->final[0]);
+	EXPECT_EQ(5 + K, sh->final[0]);
+	EXPECT_EQ(77, sh->final[1]);
+	EXPECT_EQ(0, sh->final[2]);
+	EXPECT_EQ(0, grew) TH_LOG("nic_atomics grew by %ld in a group of one", grew);
 	expect_end(_metadata);
 }
 
