@@ -75,7 +75,7 @@ plotcmd() {
 	fi
 }
 
-for b in put_lat get_lat acc_lat fop_lat put_bw get_bw win_create_free win_create put_from_win \
+for b in put_lat get_lat acc_lat fop_lat fop_lat_same_op cas_lat_same_op put_bw get_bw win_create_free win_create put_from_win \
 	put_repeat_warm put_repeat_cold; do
 	series "$b.default" "$b" rmawin default
 	series "$b.no_ring" "$b" rmawin no_ring
@@ -93,12 +93,23 @@ done
 
 L='yerrorlines lw 2 pt 7 ps 0.6'
 P='yerrorbars pt 7 ps 1.2'
+# fetch_and_op (P_SAME) and compare_and_swap (P_CAS) on a window that promises same_op
+P_SAME='yerrorbars pt 5 ps 1.2'
+P_CAS='yerrorbars pt 9 ps 1.2'
 # the three implementations always in the same colours
 C_DEF='lc rgb "#1f77b4"' C_IOC='lc rgb "#ff7f0e"' C_REF='lc rgb "#2ca02c"'
 
 rmawin_pair() {
 	clause "$1.default" "$label_default" "$L $C_DEF"
 	clause "$1.no_ring" "$label_noring" "$L $C_IOC"
+}
+
+# the latency panel's points for the same_op window (the device's atomics)
+same_op_points() {
+	clause fop_lat_same_op.default "fetch_and_op, same_op window, default path" "$P_SAME $C_DEF"
+	clause fop_lat_same_op.no_ring "fetch_and_op, same_op window, ioctl path" "$P_SAME $C_IOC"
+	clause cas_lat_same_op.default "compare_and_swap, same_op window, default path" "$P_CAS $C_DEF"
+	clause cas_lat_same_op.no_ring "compare_and_swap, same_op window, ioctl path" "$P_CAS $C_IOC"
 }
 
 if gnuplot -e 'set terminal' 2>&1 | grep -qw pngcairo; then
@@ -127,8 +138,8 @@ draw latency 1500,520 "
 	$(plotcmd "$(rmawin_pair put_lat)$(clause ib_write_lat ib_write_lat "$L $C_REF")")
 	set title 'get + flush, per operation';
 	$(plotcmd "$(rmawin_pair get_lat)$(clause ib_read_lat ib_read_lat "$L $C_REF")")
-	set title 'accumulate SUM int64 (lines) and fetch_and_op (points) + flush';
-	$(plotcmd "$(rmawin_pair acc_lat)$(clause fop_lat.default "fetch_and_op, default path" "$P $C_DEF")$(clause fop_lat.no_ring "fetch_and_op, ioctl path" "$P $C_IOC")$(clause ib_atomic_lat "ib_atomic_lat (FETCH_AND_ADD)" "$P $C_REF")")
+	set title 'accumulate SUM int64 (lines), 8 B atomics (points), + flush';
+	$(plotcmd "$(rmawin_pair acc_lat)$(clause fop_lat.default "fetch_and_op, default path" "$P $C_DEF")$(clause fop_lat.no_ring "fetch_and_op, ioctl path" "$P $C_IOC")$(same_op_points)$(clause ib_atomic_lat "ib_atomic_lat (FETCH_AND_ADD)" "$P $C_REF")")
 	unset multiplot"
 
 draw bandwidth 1100,520 "
@@ -180,7 +191,7 @@ function row(measure, path, a, b, op, limit,    r, verdict, tgt) {
 	tgt = op == "" ? "-" : op " " limit
 	if (a == "" || b == "" || b == 0) {
 		verdict = (path == "ring" && defpath != "ring") ? "n/a (no ring)" : "n/a (no data)"
-		printf "%-46s %-5s %12s %12s %7s  %-7s %s\n", measure, path, \
+		printf "%-58s %-5s %12s %12s %7s  %-7s %s\n", measure, path, \
 			a == "" ? "-" : a, b == "" ? "-" : b, "-", tgt, verdict
 		na++
 		return
@@ -196,7 +207,7 @@ function row(measure, path, a, b, op, limit,    r, verdict, tgt) {
 		pass++
 	else if (verdict == "MISS")
 		miss++
-	printf "%-46s %-5s %12.6g %12.6g %7.3f  %-7s %s\n", measure, path, a, b, r, tgt, verdict
+	printf "%-58s %-5s %12.6g %12.6g %7.3f  %-7s %s\n", measure, path, a, b, r, tgt, verdict
 }
 
 # The rmawin figure of a path: the ring is the default run when it used the ring; the ioctl
@@ -211,7 +222,7 @@ function pt(bench, size) { return val(bench SUBSEP "perftest" SUBSEP "-" SUBSEP 
 
 END {
 	MiB = 1048576
-	printf "%-46s %-5s %12s %12s %7s  %-7s %s\n", "measure (rmawin / yardstick, medians)", \
+	printf "%-58s %-5s %12s %12s %7s  %-7s %s\n", "measure (rmawin / yardstick, medians)", \
 		"path", "rmawin", "yardstick", "ratio", "target", "result"
 	row("8 B put latency (us) / ib_write_lat", "ring", rm("put_lat", "ring", 2, 8), \
 	    pt("ib_write_lat", 8), "<=", 1.0)
@@ -224,6 +235,12 @@ END {
 	for (i = 1; i <= np; i++)
 		row("8 B fetch_and_op latency (us) / ib_atomic_lat", paths[i], \
 		    rm("fop_lat", paths[i], 2, 8), pt("ib_atomic_lat", 8), "<=", 1.1)
+	for (i = 1; i <= np; i++)
+		row("8 B fetch_and_op, same_op window (us) / ib_atomic_lat", paths[i], \
+		    rm("fop_lat_same_op", paths[i], 2, 8), pt("ib_atomic_lat", 8), "<=", 1.2)
+	for (i = 1; i <= np; i++)
+		row("8 B compare_and_swap, same_op window (us) / ib_atomic_lat", paths[i], \
+		    rm("cas_lat_same_op", paths[i], 2, 8), pt("ib_atomic_lat", 8), "<=", 1.2)
 	for (i = 1; i <= np; i++)
 		row("1 MiB put bandwidth (MiB/s) / ib_write_bw", paths[i], \
 		    rm("put_bw", paths[i], 2, MiB), pt("ib_write_bw", MiB), ">=", 0.95)

@@ -80,6 +80,9 @@ static const size_t msg_sizes[] = {
 /* A bandwidth or rate repetition ends early once it has taken this long. */
 #define REP_MAX_US	1e6
 
+/* The window of fop_lat_same_op and cas_lat_same_op (8-byte aligned, as the flag needs). */
+#define SAME_OP_WIN_SIZE	(4 * KIB)
+
 /* Ping-pong: flush once in so many iterations, so that the origin's resources are reaped. */
 #define PINGPONG_FLUSH	64
 
@@ -99,20 +102,24 @@ static const size_t msg_sizes[] = {
 #define REPEAT_WARM	2	/* puts from each buffer after its first (cold) one */
 
 enum bench_id {
-	B_PUT_LAT, B_GET_LAT, B_ACC_LAT, B_FOP_LAT, B_PUT_BW, B_GET_BW, B_PUT_RATE,
-	B_PUT_RATE_BATCH, B_SYNC, B_WIN_CREATE, B_PUT_REPEAT, B_NR
+	B_PUT_LAT, B_GET_LAT, B_ACC_LAT, B_FOP_LAT, B_FOP_LAT_SAME_OP, B_CAS_LAT_SAME_OP,
+	B_PUT_BW, B_GET_BW, B_PUT_RATE, B_PUT_RATE_BATCH, B_SYNC, B_WIN_CREATE, B_PUT_REPEAT,
+	B_NR
 };
 
 static const char *const bench_names[B_NR] = {
 	[B_PUT_LAT] = "put_lat", [B_GET_LAT] = "get_lat", [B_ACC_LAT] = "acc_lat",
-	[B_FOP_LAT] = "fop_lat", [B_PUT_BW] = "put_bw", [B_GET_BW] = "get_bw",
+	[B_FOP_LAT] = "fop_lat", [B_FOP_LAT_SAME_OP] = "fop_lat_same_op",
+	[B_CAS_LAT_SAME_OP] = "cas_lat_same_op", [B_PUT_BW] = "put_bw", [B_GET_BW] = "get_bw",
 	[B_PUT_RATE] = "put_rate", [B_PUT_RATE_BATCH] = "put_rate_batch", [B_SYNC] = "sync", [B_WIN_CREATE] = "win_create",
 	[B_PUT_REPEAT] = "put_repeat",
 };
 
+/* the benchmarks on a window created with RMAWIN_WIN_SAME_OP: the device's atomics */
+#define SAME_OP_BENCHES	((1u << B_FOP_LAT_SAME_OP) | (1u << B_CAS_LAT_SAME_OP))
 #define P2P_BENCHES	((1u << B_PUT_LAT) | (1u << B_GET_LAT) | (1u << B_ACC_LAT) | \
-			 (1u << B_FOP_LAT) | (1u << B_PUT_BW) | (1u << B_GET_BW) | \
-			 (1u << B_PUT_RATE) | (1u << B_PUT_RATE_BATCH))
+			 (1u << B_FOP_LAT) | SAME_OP_BENCHES | (1u << B_PUT_BW) | \
+			 (1u << B_GET_BW) | (1u << B_PUT_RATE) | (1u << B_PUT_RATE_BATCH))
 #define ALL_BENCHES	((1u << B_NR) - 1)
 
 struct bench {
@@ -131,6 +138,9 @@ struct bench {
 	struct rmawin_win *win;
 	unsigned char *wbuf;
 	unsigned char *obuf;
+	/* a small window created with RMAWIN_WIN_SAME_OP, when a benchmark needs it */
+	struct rmawin_win *win_same_op;
+	unsigned char *sbuf;
 
 	double *samples;
 	size_t nsamples, cap;
@@ -229,16 +239,25 @@ static double mib_per_s(size_t bytes, double us)
  * Point-to-point: rank 0 is the origin, rank 1 the target
  */
 
-static void p2p_setup(struct bench *b)
+/* Collective: every rank runs the same list, so every rank creates the same windows. */
+static void p2p_setup(struct bench *b, unsigned int which)
 {
 	b->wbuf = alloc_touched(b->max_size);
 	b->obuf = alloc_touched(b->max_size);
 	ok(rmawin_win_create(b->ep, b->wbuf, b->max_size, 1, 0, &b->win), "win_create");
+	if (!(which & SAME_OP_BENCHES))
+		return;
+	b->sbuf = alloc_touched(SAME_OP_WIN_SIZE);
+	ok(rmawin_win_create(b->ep, b->sbuf, SAME_OP_WIN_SIZE, 8, RMAWIN_WIN_SAME_OP,
+			     &b->win_same_op), "win_create (RMAWIN_WIN_SAME_OP)");
 }
 
 static void p2p_teardown(struct bench *b)
 {
+	if (b->win_same_op)
+		ok(rmawin_win_free(b->win_same_op), "win_free");
 	ok(rmawin_win_free(b->win), "win_free");
+	free(b->sbuf);
 	free(b->wbuf);
 	free(b->obuf);
 }
@@ -311,14 +330,23 @@ static void put_lat(struct bench *b, size_t size)
 static void op_lat(struct bench *b, enum bench_id bench, size_t size)
 {
 	unsigned int iters = lat_iters(size), warm = LAT_WARMUP(iters), i;
-	int64_t one = 1, old;
+	struct rmawin_win *win = b->win;
+	int64_t one = 1, old = 0, cmp = 0, swap;
 	double t, start = 0;
 
+	if (bench == B_FOP_LAT_SAME_OP || bench == B_CAS_LAT_SAME_OP)
+		win = b->win_same_op;
 	for (i = 0; !lat_done(i, warm, iters, start); i++) {
 		t = now_us();
 		if (i == warm)
 			start = t;
 		switch (bench) {
+		case B_CAS_LAT_SAME_OP:
+			/* a counter: each swap expects what the one before left, and succeeds */
+			swap = cmp + 1;
+			ok(rmawin_compare_and_swap(win, &swap, &cmp, &old, RMAWIN_INT64, 1, 0),
+			   "compare_and_swap");
+			break;
 		case B_GET_LAT:
 			ok(rmawin_get(b->win, b->obuf, size, 1, 0), "get");
 			break;
@@ -327,13 +355,15 @@ static void op_lat(struct bench *b, enum bench_id bench, size_t size)
 					     RMAWIN_SUM), "accumulate");
 			break;
 		default:
-			ok(rmawin_fetch_and_op(b->win, &one, &old, RMAWIN_INT64, 1, 0, RMAWIN_SUM),
+			ok(rmawin_fetch_and_op(win, &one, &old, RMAWIN_INT64, 1, 0, RMAWIN_SUM),
 			   "fetch_and_op");
 			break;
 		}
-		ok(rmawin_flush(b->win, 1), "flush");
+		ok(rmawin_flush(win, 1), "flush");
 		if (i >= warm)
 			sample(b, now_us() - t);
+		if (bench == B_CAS_LAT_SAME_OP)
+			cmp = old == cmp ? cmp + 1 : old;
 	}
 	report(b, bench_names[bench], 2, size, "us");
 }
@@ -354,6 +384,18 @@ static void acc_lat(struct bench *b, size_t size)
 static void fop_lat(struct bench *b, size_t size)
 {
 	op_lat(b, B_FOP_LAT, size);
+}
+
+/* fop_lat on a window that promises same_op: the device's fetch-and-add. */
+static void fop_lat_same_op(struct bench *b, size_t size)
+{
+	op_lat(b, B_FOP_LAT_SAME_OP, size);
+}
+
+/* A compare_and_swap of one int64 (always succeeding) and its flush, on the same window. */
+static void cas_lat_same_op(struct bench *b, size_t size)
+{
+	op_lat(b, B_CAS_LAT_SAME_OP, size);
 }
 
 typedef int (*rma_fn)(struct rmawin_win *win, void *origin, size_t len, int target,
@@ -463,6 +505,8 @@ static const struct {
 	{ B_GET_LAT, get_lat, SIZE_MAX, 0 },
 	{ B_ACC_LAT, acc_lat, ACC_MAX_SIZE, 0 },
 	{ B_FOP_LAT, fop_lat, 8, 0 },
+	{ B_FOP_LAT_SAME_OP, fop_lat_same_op, 8, 0 },
+	{ B_CAS_LAT_SAME_OP, cas_lat_same_op, 8, 0 },
 	{ B_PUT_BW, put_bw, SIZE_MAX, 0 },
 	{ B_GET_BW, get_bw, SIZE_MAX, 0 },
 	{ B_PUT_RATE, put_rate, 8, 0 },
@@ -474,11 +518,13 @@ static void run_p2p(struct bench *b, unsigned int which)
 	unsigned int i, k;
 	size_t size;
 
-	p2p_setup(b);
+	p2p_setup(b, which);
 	ok(rmawin_barrier(b->ep), "barrier");
 	/* the origin's passive-target epoch; rank 1 needs one to put the pongs back */
 	if (b->rank <= 1)
 		ok(rmawin_lock_all(b->win), "lock_all");
+	if (b->rank == 0 && b->win_same_op)
+		ok(rmawin_lock_all(b->win_same_op), "lock_all");
 
 	for (i = 0; i < ARRAY_SIZE(p2p_benches); i++) {
 		if (!(which & (1u << p2p_benches[i].id)))
@@ -494,6 +540,8 @@ static void run_p2p(struct bench *b, unsigned int which)
 		}
 	}
 
+	if (b->rank == 0 && b->win_same_op)
+		ok(rmawin_unlock_all(b->win_same_op), "unlock_all");
 	if (b->rank <= 1)
 		ok(rmawin_unlock_all(b->win), "unlock_all");
 	ok(rmawin_barrier(b->ep), "barrier");
@@ -740,7 +788,7 @@ static void usage(FILE *f)
 		"librmawin measured like perftest; rank 0 writes CSV (" CSV_HEADER ").\n"
 		"RMAWIN_NO_RING=1 in the environment measures the ioctl path.\n"
 		"\n"
-		"  -b LIST    comma-separated benchmarks, or p2p (the first eight) or all;\n"
+		"  -b LIST    comma-separated benchmarks, or p2p (the first ten) or all;\n"
 		"             default: all on 2 ranks, sync on more\n"
 		"  -s MIN     smallest message size of the point-to-point benchmarks (8)\n"
 		"  -S MAX     largest message size (4M)\n"

@@ -215,9 +215,12 @@ for s in "${SIZES[@]}"; do
 done
 rmawin_both 2 -b get_lat
 
-say "atomics: ib_atomic_lat (FETCH_AND_ADD), then rmawin fop_lat and acc_lat"
+say "atomics: ib_atomic_lat (FETCH_AND_ADD), then rmawin fop_lat and acc_lat, then"
+say "  fop_lat_same_op and cas_lat_same_op (the device's atomics, RMAWIN_WIN_SAME_OP)"
 perftest_lat ib_atomic_lat ib_atomic_lat 8 -A FETCH_AND_ADD
 rmawin_both 2 -b fop_lat,acc_lat
+# a job of their own: a module without RMAWIN_FEAT_NIC_ATOMICS refuses the window
+rmawin_both 2 -b fop_lat_same_op,cas_lat_same_op
 
 say "put bandwidth: ib_write_bw, then rmawin put_bw"
 for s in "${SIZES[@]}"; do
