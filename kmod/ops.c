@@ -358,13 +358,36 @@ bool rmawin_sq_room(struct rmawin_peer *peer)
 }
 
 /*
+ * Post one work request of @req once its peer's send queue has room; it
+ * counts in the request and in the queue until its completion.  RDMA
+ * writes from the poller overlap (rmawin_post_send()).
+ */
+static int rmawin_req_post_one(struct rmawin_req *req, const struct ib_send_wr *wr)
+{
+	struct rmawin_peer *peer = req->peer;
+	int ret;
+
+	if (rmawin_wait_event(req->win->ep, rmawin_sq_room(peer)))
+		return -EINTR;
+	if (READ_ONCE(peer->state) != RMAWIN_PEER_CONNECTED)
+		return peer->error ?: -ECONNRESET;
+	atomic_inc(&req->pending);
+	atomic_inc(&peer->sq_data);
+	ret = rmawin_post_send(peer->qp, wr, wr->opcode == IB_WR_RDMA_WRITE);
+	if (ret) {
+		atomic_dec(&peer->sq_data);
+		atomic_dec(&req->pending);
+	}
+	return ret;
+}
+
+/*
  * A small put, its data inline in its work requests (usually one; one per
  * region it spans): copied from the user here, never bounced or pinned.
  */
 static int rmawin_req_post_inline(struct rmawin_req *req, const struct rmawin_op_desc *op,
 				  const struct rmawin_target *t)
 {
-	struct rmawin_peer *peer = req->peer;
 	u8 data[RMAWIN_INLINE_MAX];
 	struct ib_rdma_wr wr = {};
 	struct ib_sge sge;
@@ -387,18 +410,9 @@ static int rmawin_req_post_inline(struct rmawin_req *req, const struct rmawin_op
 		n = min(op->len - pos, room);
 		sge.addr = (uintptr_t)(data + pos);
 		sge.length = n;
-		if (rmawin_wait_event(req->win->ep, rmawin_sq_room(peer)))
-			return -EINTR;
-		if (READ_ONCE(peer->state) != RMAWIN_PEER_CONNECTED)
-			return peer->error ?: -ECONNRESET;
-		atomic_inc(&req->pending);
-		atomic_inc(&peer->sq_data);
-		ret = rmawin_post_send(peer->qp, &wr.wr, true);
-		if (ret) {
-			atomic_dec(&peer->sq_data);
-			atomic_dec(&req->pending);
+		ret = rmawin_req_post_one(req, &wr.wr);
+		if (ret)
 			return ret;
-		}
 	}
 	return 0;
 }
@@ -426,18 +440,9 @@ static int rmawin_req_post(struct rmawin_req *req, const struct rmawin_op_desc *
 			return ret;
 		n = min(to - pos, room);
 		wr.wr.num_sge = rmawin_req_sges(req, op->origin, pos, &n, sge, max_sge);
-		if (rmawin_wait_event(req->win->ep, rmawin_sq_room(peer)))
-			return -EINTR;
-		if (READ_ONCE(peer->state) != RMAWIN_PEER_CONNECTED)
-			return peer->error ?: -ECONNRESET;
-		atomic_inc(&req->pending);
-		atomic_inc(&peer->sq_data);
-		ret = rmawin_post_send(peer->qp, &wr.wr, wr.wr.opcode == IB_WR_RDMA_WRITE);
-		if (ret) {
-			atomic_dec(&peer->sq_data);
-			atomic_dec(&req->pending);
+		ret = rmawin_req_post_one(req, &wr.wr);
+		if (ret)
 			return ret;
-		}
 	}
 	return 0;
 }
