@@ -17,7 +17,7 @@ VERSION := $(shell awk '/^\#define RMAWIN_VERSION_MAJOR/ { ma = $$3 } \
 	/^\#define RMAWIN_VERSION_MINOR/ { mi = $$3 } END { print ma "." mi }' $(TOP)/lib/include/rmawin.h)
 
 .PHONY: all deps module lib selftests tools examples lint check check-debug check-rt fuzz demo bench clean install
-.PHONY: man htmldocs deb dkms dkms-remove check-install
+.PHONY: man htmldocs deb dkms dkms-remove check-install mpi
 
 all: module lib selftests tools examples
 
@@ -39,6 +39,13 @@ tools: deps lib
 
 examples: deps lib
 	$(MAKE) -C examples
+
+# rmawin-mpi (mpi/, Documentation/mpi.rst): the PMPI library, once against
+# Open MPI and once against MPICH, and its test programs; installs both MPIs.
+mpi: lib
+	@$(TOP)/tools/deps mpi
+	$(MAKE) -C mpi
+	$(MAKE) -C selftests/rmawin/mpi
 
 # checkpatch --strict, sparse (C=2 checks every file) and W=1, all silent.
 lint: deps
@@ -135,4 +142,6 @@ clean:
 	-$(MAKE) -C tools clean
 	-$(MAKE) -C examples clean
 	-$(MAKE) -C bench clean
+	-$(MAKE) -C mpi clean
+	-$(MAKE) -C selftests/rmawin/mpi clean
 	rm -rf build/check build/vm build/man build/htmldocs build/deb build/install-test
