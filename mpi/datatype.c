@@ -220,20 +220,36 @@ static void rmpi_free_types(MPI_Datatype *at, int n)
 	}
 }
 
+/*
+ * A predefined datatype's bytes.  The MINLOC/MAXLOC pairs have holes:
+ * MPI_SHORT_INT's short and int are 4 bytes apart, the others' second
+ * member follows the first and the padding is at the end.
+ */
+static int rmpi_flatten_named(struct rmpi_layout *l, MPI_Datatype t, MPI_Aint off)
+{
+	int size, err;
+
+	if (PMPI_Type_size(t, &size) != MPI_SUCCESS)
+		return MPI_ERR_TYPE;
+	if (t != MPI_SHORT_INT)
+		return rmpi_layout_add(l, off, size, t);
+	err = rmpi_layout_add(l, off, sizeof(short), t);
+	if (err == MPI_SUCCESS)
+		err = rmpi_layout_add(l, off + sizeof(int), sizeof(int), t);
+	return err;
+}
+
 static int rmpi_flatten(struct rmpi_layout *l, MPI_Datatype t, MPI_Aint off, int depth)
 {
-	int ni, na, nt, comb, size, err;
+	int ni, na, nt, comb, err;
 	MPI_Datatype *at;
 	MPI_Aint *aa;
 	int *ai;
 
 	if (PMPI_Type_get_envelope(t, &ni, &na, &nt, &comb) != MPI_SUCCESS)
 		return MPI_ERR_TYPE;
-	if (comb == MPI_COMBINER_NAMED) {
-		if (PMPI_Type_size(t, &size) != MPI_SUCCESS)
-			return MPI_ERR_TYPE;
-		return rmpi_layout_add(l, off, size, t);
-	}
+	if (comb == MPI_COMBINER_NAMED)
+		return rmpi_flatten_named(l, t, off);
 	if (depth >= RMPI_MAX_DEPTH)
 		return MPI_ERR_TYPE;
 	ai = malloc(sizeof(*ai) * (size_t)(ni + 1));
@@ -273,11 +289,9 @@ int rmpi_layout_build(MPI_Datatype type, int count, struct rmpi_layout *l)
 	if (type == MPI_DATATYPE_NULL ||
 	    PMPI_Type_get_envelope(type, &ni, &na, &nt, &comb) != MPI_SUCCESS)
 		return MPI_ERR_TYPE;
-	if (comb == MPI_COMBINER_NAMED) {	/* the common case: one block */
-		if (PMPI_Type_size(type, &size) != MPI_SUCCESS)
-			return MPI_ERR_TYPE;
+	if (comb == MPI_COMBINER_NAMED && PMPI_Type_size(type, &size) == MPI_SUCCESS &&
+	    rmpi_extent(type) == size)	/* the common case: one block */
 		return rmpi_layout_add(l, 0, (MPI_Aint)size * count, type);
-	}
 	err = rmpi_flatten_rep(l, type, 0, count, rmpi_extent(type), 0);
 	if (err != MPI_SUCCESS)
 		rmpi_layout_free(l);
