@@ -92,8 +92,10 @@ static int rmpi_win_new(void *base, MPI_Aint size, int disp_unit, MPI_Info info,
 			void **alloc_base, MPI_Win *win)
 {
 	struct rmpi_win *w;
-	int err;
+	int err, inter = 0;
 
+	if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter)
+		return rmpi_comm_raise(comm, MPI_ERR_COMM);	/* no windows on intercomms */
 	if (size < 0)
 		return rmpi_comm_raise(comm, MPI_ERR_SIZE);
 	if (disp_unit <= 0)
@@ -112,8 +114,10 @@ static int rmpi_win_new(void *base, MPI_Aint size, int disp_unit, MPI_Info info,
 		free(w);
 		return rmpi_comm_raise(comm, MPI_ERR_OTHER);
 	}
-	if (alloc_base)
+	if (alloc_base && size)
 		err = rmawin_win_allocate(w->grp->ep, (size_t)size, 1, 0, &w->base, &w->rw);
+	else if (alloc_base)	/* nothing to allocate: an empty window */
+		err = rmawin_win_create(w->grp->ep, NULL, 0, 1, 0, &w->rw);
 	else
 		err = rmawin_win_create(w->grp->ep, base, (size_t)size, 1, 0, &w->rw);
 	if (!alloc_base)
