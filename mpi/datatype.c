@@ -56,7 +56,7 @@ _Static_assert(sizeof(MPI_Aint) == 8 && sizeof(MPI_Offset) == 8, "64-bit MPI_Ain
  */
 int rmpi_type_to_rmawin(MPI_Datatype type, enum rmawin_type *rt, int *size)
 {
-	for (size_t i = 0; i < sizeof(rmpi_types) / sizeof(rmpi_types[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(rmpi_types); i++) {
 		if (rmpi_types[i].type == type && type != MPI_DATATYPE_NULL) {
 			*rt = rmpi_types[i].rt;
 			*size = rmpi_types[i].size;
@@ -90,7 +90,7 @@ int rmpi_op_to_rmawin(MPI_Op op, enum rmawin_type rt, enum rmawin_op *ro)
 
 	if (op == MPI_MINLOC || op == MPI_MAXLOC)
 		return MPI_ERR_TYPE;
-	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(ops); i++) {
 		if (ops[i].op == op) {
 			if (ops[i].ints_only && fp)
 				return MPI_ERR_OP;

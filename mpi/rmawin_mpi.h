@@ -19,6 +19,8 @@
 #include <mpi.h>
 #include <rmawin.h>
 
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
 /*
  * struct rmpi_group - the rmawin group of one communicator
  * @ep: the endpoint, joined to the group of the communicator's ranks

@@ -21,7 +21,7 @@ static unsigned int rmpi_assert(int mpi_assert)
 	};
 	unsigned int rw = 0;
 
-	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(map); i++)
 		if (mpi_assert & map[i].mpi)
 			rw |= map[i].rw;
 	return rw;
