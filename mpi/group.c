@@ -127,15 +127,22 @@ static int rmpi_local_addr(char *ip, size_t len, char *ibdev, size_t devlen)
 	return rmpi_netdev_addr(dev.netdev, ip, len);
 }
 
-/* rank 0 draws the key and the port base; every rank receives them */
-static int rmpi_setup_bcast(MPI_Comm comm, int rank, int nranks, struct rmpi_setup *s)
+/*
+ * Rank 0 draws the key and the port base, every rank receives them.  The
+ * first try's base may be set with RMAWIN_MPI_PORT (rank 0's environment).
+ */
+static int rmpi_setup_bcast(MPI_Comm comm, int rank, int nranks, int try, struct rmpi_setup *s)
 {
+	const char *env = getenv("RMAWIN_MPI_PORT");
+	unsigned long fixed = env ? strtoul(env, NULL, 10) : 0;
 	uint32_t r;
 
 	if (rank == 0) {
 		if (getrandom(s->key, sizeof(s->key), 0) != sizeof(s->key) ||
 		    getrandom(&r, sizeof(r), 0) != sizeof(r))
 			memset(s, 0, sizeof(*s));	/* all-zero: refused below */
+		else if (!try && fixed && fixed + (unsigned long)nranks <= 65535)
+			s->port_base = (uint32_t)fixed;
 		else
 			s->port_base = RMPI_PORT_LO + r % (RMPI_PORT_HI - RMPI_PORT_LO - nranks);
 	}
@@ -158,19 +165,20 @@ static void rmpi_format_addrs(char *all, int nranks, uint32_t base, char **addrs
 }
 
 /* One collective attempt to join; *outcome is RMPI_JOIN_* or-ed over ranks. */
-static int rmpi_join_once(MPI_Comm comm, struct rmawin_ep_attr *attr, char *all,
+static int rmpi_join_once(MPI_Comm comm, struct rmawin_ep_attr *attr, int try, char *all,
 			  char **addrs, struct rmawin_ep **ep, int *outcome)
 {
 	struct rmpi_setup s = { { 0 }, 0 };
 	int err, mine;
 
-	err = rmpi_setup_bcast(comm, attr->rank, attr->nranks, &s);
+	err = rmpi_setup_bcast(comm, attr->rank, attr->nranks, try, &s);
 	if (!err) {
 		rmpi_format_addrs(all, attr->nranks, s.port_base, addrs);
 		attr->job_key = s.key;
 		attr->job_key_len = sizeof(s.key);
 		err = rmawin_ep_open(attr, ep);
-		rmpi_debug("join on %s: %d (%s)", addrs[attr->rank], err, rmawin_strerror(err));
+		rmpi_debug("join on %s: %d (%s), ring %d", addrs[attr->rank], err,
+			   rmawin_strerror(err), err ? 0 : rmawin_ep_ring_active(*ep));
 	}
 	mine = !err ? 0 : err == -EADDRINUSE || err == -ECONNREFUSED ? RMPI_JOIN_RETRY
 								     : RMPI_JOIN_FAIL;
@@ -219,8 +227,13 @@ static int rmpi_join(MPI_Comm comm, struct rmawin_ep **ep)
 	attr.ibdev = ibdev;
 	tmo = getenv("RMAWIN_MPI_TIMEOUT_MS");
 	attr.timeout_ms = tmo ? (unsigned int)strtoul(tmo, NULL, 10) : 0;
-	for (int i = 0; i < RMPI_JOIN_TRIES && outcome == RMPI_JOIN_RETRY; i++)
-		err = rmpi_join_once(comm, &attr, all, addrs, ep, &outcome);
+	/*
+	 * A port taken on one rank may fail its peers otherwise (their
+	 * connections reach whoever holds the port: refused, or a key that
+	 * does not match): any rank's RMPI_JOIN_RETRY means try again.
+	 */
+	for (int i = 0; i < RMPI_JOIN_TRIES && (outcome & RMPI_JOIN_RETRY); i++)
+		err = rmpi_join_once(comm, &attr, i, all, addrs, ep, &outcome);
 	free(all);
 	return err;
 }
