@@ -52,7 +52,8 @@ lint: deps
 	$(TOP)/tools/lint
 
 # The manual pages and the HTML build first: kernel-doc and Sphinx warnings fail.
-check: lint all man htmldocs
+# mpi: rmawin-mpi and its programs, for selftests/rmawin/mpi_test.sh.
+check: lint all mpi man htmldocs
 	$(TOP)/tools/check
 
 # The whole suite, one guest and two, under a debug kernel built from Debian's
