@@ -17,7 +17,7 @@ VERSION := $(shell awk '/^\#define RMAWIN_VERSION_MAJOR/ { ma = $$3 } \
 	/^\#define RMAWIN_VERSION_MINOR/ { mi = $$3 } END { print ma "." mi }' $(TOP)/lib/include/rmawin.h)
 
 .PHONY: all deps module lib selftests tools examples lint check check-debug check-rt fuzz demo bench clean install
-.PHONY: man htmldocs deb dkms dkms-remove check-install mpi
+.PHONY: man htmldocs deb dkms dkms-remove check-install mpi mpi-bench
 
 all: module lib selftests tools examples
 
@@ -46,6 +46,13 @@ mpi: lib
 	@$(TOP)/tools/deps mpi
 	$(MAKE) -C mpi
 	$(MAKE) -C selftests/rmawin/mpi
+
+# The start of issue 14's benchmarks: OSU 5.7's one-sided programs built out
+# of tree from ../shared (bench/mpi/osu.sh), osu_put_latency under rmawin-mpi
+# with Open MPI in the VM.  No peers, table or plots yet.
+mpi-bench: mpi
+	$(TOP)/bench/mpi/osu.sh build openmpi
+	$(TOP)/tools/vm --timeout 1200 -- $(TOP)/bench/mpi/osu.sh run openmpi
 
 # checkpatch --strict, sparse (C=2 checks every file) and W=1, all silent.
 lint: deps
