@@ -85,6 +85,30 @@ static void exchange(MPI_Comm comm, MPI_Win win, int64_t *mem, int du)
 	free(world);
 }
 
+/* odd ranks expose nothing (MPI_Win_allocate of 0 bytes): rank 0 collects */
+static void empty_ranks(void)
+{
+	MPI_Aint size = mt_rank % 2 ? 0 : 64 * 8, *psize;
+	int64_t *m, v = 500 + mt_rank;
+	int flag;
+	MPI_Win w;
+
+	MPI_OK(MPI_Win_allocate(size, 8, MPI_INFO_NULL, MPI_COMM_WORLD, &m, &w));
+	mt_backend(w);
+	MPI_OK(MPI_Win_get_attr(w, MPI_WIN_SIZE, &psize, &flag));
+	CHECK(flag && *psize == size, "empty window size %ld", (long)*psize);
+	MPI_OK(MPI_Win_set_errhandler(w, MPI_ERRORS_RETURN));
+	MPI_OK(MPI_Win_fence(0, w));
+	MPI_OK(MPI_Put(&v, 1, MPI_INT64_T, 0, mt_rank, 1, MPI_INT64_T, w));
+	if (mt_size > 1)
+		CHECK(mt_class(MPI_Put(&v, 1, MPI_INT64_T, 1, 0, 1, MPI_INT64_T, w)) ==
+		      MPI_ERR_RMA_RANGE, "a put into an empty window");
+	MPI_OK(MPI_Win_fence(0, w));
+	for (int o = 0; mt_rank == 0 && o < mt_size; o++)
+		CHECK(m[o] == 500 + o, "collected slot %d: %ld", o, (long)m[o]);
+	MPI_OK(MPI_Win_free(&w));
+}
+
 int main(int argc, char **argv)
 {
 	MPI_Comm half, dup;
@@ -152,6 +176,7 @@ int main(int argc, char **argv)
 	MPI_OK(MPI_Win_free(&wworld));
 	MPI_OK(MPI_Free_mem(mworld));
 	MPI_Comm_free(&half);
+	empty_ranks();
 	mt_done("comms");
 	return 0;
 }
