@@ -21,6 +21,23 @@ static int rmpi_win_keyval = MPI_KEYVAL_INVALID;
 static MPI_Win rmpi_last_win = MPI_WIN_NULL;
 static struct rmpi_win *rmpi_last;
 
+#ifdef OPEN_MPI
+/*
+ * Open MPI 4.1's osc rdma names its shared-memory segment after the
+ * communicator's CID, which the halves of an MPI_Comm_split share: windows
+ * made at once on both halves on one node collide (open or unlink ENOENT,
+ * MPI_ERR_WIN, or one window sees the other's data; seen with and without
+ * this library).  The zero-byte windows made here need nothing of the real
+ * MPI's RDMA, and osc ucx aborts over soft-RoCE: unless the user chose
+ * (OMPI_MCA_osc set), Open MPI's own one-sided, which dynamic and shared
+ * windows still use, is left to osc pt2pt and osc sm.  MPI_Init reads it.
+ */
+__attribute__((constructor)) static void rmpi_ompi_osc_default(void)
+{
+	setenv("OMPI_MCA_osc", "^rdma,ucx", 0);
+}
+#endif
+
 /**
  * rmpi_win_lookup() - the rmawin side of an MPI window
  * @win: the real MPI's window

@@ -100,7 +100,7 @@ static void empty_ranks(void)
 	MPI_OK(MPI_Win_set_errhandler(w, MPI_ERRORS_RETURN));
 	MPI_OK(MPI_Win_fence(0, w));
 	MPI_OK(MPI_Put(&v, 1, MPI_INT64_T, 0, mt_rank, 1, MPI_INT64_T, w));
-	if (mt_size > 1)
+	if (mt_size > 1 && !getenv("MT_REAL_MPI"))	/* rmawin checks, MPIs need not */
 		CHECK(mt_class(MPI_Put(&v, 1, MPI_INT64_T, 1, 0, 1, MPI_INT64_T, w)) ==
 		      MPI_ERR_RMA_RANGE, "a put into an empty window");
 	MPI_OK(MPI_Win_fence(0, w));
