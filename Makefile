@@ -17,7 +17,7 @@ VERSION := $(shell awk '/^\#define RMAWIN_VERSION_MAJOR/ { ma = $$3 } \
 	/^\#define RMAWIN_VERSION_MINOR/ { mi = $$3 } END { print ma "." mi }' $(TOP)/lib/include/rmawin.h)
 
 .PHONY: all deps module lib selftests tools examples lint check check-debug check-rt fuzz demo bench clean install
-.PHONY: man htmldocs deb dkms dkms-remove check-install
+.PHONY: man htmldocs deb dkms dkms-remove check-install mpi mpi-bench
 
 all: module lib selftests tools examples
 
@@ -40,12 +40,27 @@ tools: deps lib
 examples: deps lib
 	$(MAKE) -C examples
 
+# rmawin-mpi (mpi/, Documentation/mpi.rst): the PMPI library, once against
+# Open MPI and once against MPICH, and its test programs; installs both MPIs.
+mpi: lib
+	@$(TOP)/tools/deps mpi
+	$(MAKE) -C mpi
+	$(MAKE) -C selftests/rmawin/mpi
+
+# The start of issue 14's benchmarks: OSU 5.7's one-sided programs built out
+# of tree from ../shared (bench/mpi/osu.sh), osu_put_latency under rmawin-mpi
+# with Open MPI in the VM.  No peers, table or plots yet.
+mpi-bench: mpi
+	$(TOP)/bench/mpi/osu.sh build openmpi
+	$(TOP)/tools/vm --timeout 1200 -- $(TOP)/bench/mpi/osu.sh run openmpi
+
 # checkpatch --strict, sparse (C=2 checks every file) and W=1, all silent.
 lint: deps
 	$(TOP)/tools/lint
 
 # The manual pages and the HTML build first: kernel-doc and Sphinx warnings fail.
-check: lint all man htmldocs
+# mpi: rmawin-mpi and its programs, for selftests/rmawin/mpi_test.sh.
+check: lint all mpi man htmldocs
 	$(TOP)/tools/check
 
 # The whole suite, one guest and two, under a debug kernel built from Debian's
@@ -135,4 +150,6 @@ clean:
 	-$(MAKE) -C tools clean
 	-$(MAKE) -C examples clean
 	-$(MAKE) -C bench clean
+	-$(MAKE) -C mpi clean
+	-$(MAKE) -C selftests/rmawin/mpi clean
 	rm -rf build/check build/vm build/man build/htmldocs build/deb build/install-test

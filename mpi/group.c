@@ -1,0 +1,312 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later OR MIT
+/*
+ * One rmawin group per communicator that windows are created on, set up
+ * through the communicator itself: every rank finds its listen address (the
+ * address of its RDMA device's network interface), rank 0 draws a fresh job
+ * key and a port base, and the addresses go round with PMPI_Allgather.
+ * Rank r listens on port base + r, so ranks that share an address (one host)
+ * never share a port.  A port taken by someone else (another job, another
+ * communicator) makes the join fail on every rank; the ranks agree on that
+ * with one PMPI_Allreduce and try again from a new base.
+ *
+ * The group hangs off the communicator as an attribute; the attribute and
+ * every window on it hold a reference, so a communicator freed while its
+ * windows live keeps its group until the last window is freed.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <ifaddrs.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+
+#include "rmawin_mpi.h"
+
+#define RMPI_KEY_LEN	32
+#define RMPI_ADDR_LEN	64	/* "[v6 address]:port" and its NUL */
+#define RMPI_PORT_LO	30000
+#define RMPI_PORT_HI	60000
+#define RMPI_JOIN_TRIES	6
+#define RMPI_BATCH_OPS	1024
+#define RMPI_MAX_DEVS	16
+
+/* what rank 0 hands every rank before each join */
+struct rmpi_setup {
+	uint8_t key[RMPI_KEY_LEN];
+	uint32_t port_base;
+};
+
+/* join outcomes, or-ed over the ranks */
+#define RMPI_JOIN_RETRY	0x1	/* a port was taken: everyone tries again */
+#define RMPI_JOIN_FAIL	0x2
+
+static int rmpi_comm_keyval = MPI_KEYVAL_INVALID;
+
+static int rmpi_group_delete_attr(MPI_Comm comm, int keyval, void *attr, void *extra)
+{
+	(void)comm;
+	(void)keyval;
+	(void)extra;
+	rmpi_group_put(attr);
+	return MPI_SUCCESS;
+}
+
+/* The device: $RMAWIN_IBDEV, else the first active port with a netdev. */
+static int rmpi_pick_device(struct rmawin_device *dev)
+{
+	struct rmawin_device devs[RMPI_MAX_DEVS];
+	const char *want = getenv("RMAWIN_IBDEV");
+	int n, i;
+
+	n = rmawin_query(NULL, devs, RMPI_MAX_DEVS);
+	if (n < 0)
+		return n;
+	if (n > RMPI_MAX_DEVS)
+		n = RMPI_MAX_DEVS;
+	for (i = 0; i < n; i++) {
+		if (want && *want ? !strcmp(devs[i].name, want)
+				  : devs[i].state == 4 && devs[i].netdev[0]) {
+			*dev = devs[i];
+			return 0;
+		}
+	}
+	return -ENODEV;
+}
+
+/* The first IPv4 address of @netdev, else its first global IPv6 one. */
+static int rmpi_netdev_addr(const char *netdev, char *ip, size_t len)
+{
+	struct ifaddrs *ifa, *a;
+	int found = 0;
+
+	if (getifaddrs(&ifa))
+		return -errno;
+	for (int fam = AF_INET; !found && fam; fam = fam == AF_INET ? AF_INET6 : 0) {
+		for (a = ifa; a && !found; a = a->ifa_next) {
+			const void *src;
+
+			if (!a->ifa_addr || a->ifa_addr->sa_family != fam ||
+			    strcmp(a->ifa_name, netdev))
+				continue;
+			if (fam == AF_INET) {
+				src = &((struct sockaddr_in *)a->ifa_addr)->sin_addr;
+			} else {
+				const struct in6_addr *a6 =
+					&((struct sockaddr_in6 *)a->ifa_addr)->sin6_addr;
+
+				if (IN6_IS_ADDR_LINKLOCAL(a6))
+					continue;
+				src = a6;
+			}
+			found = inet_ntop(fam, src, ip, len) != NULL;
+		}
+	}
+	freeifaddrs(ifa);
+	return found ? 0 : -EADDRNOTAVAIL;
+}
+
+/* This rank's listen address without the port, and the device's name. */
+static int rmpi_local_addr(char *ip, size_t len, char *ibdev, size_t devlen)
+{
+	const char *env = getenv("RMAWIN_ADDR");
+	struct rmawin_device dev;
+	int err;
+
+	err = rmpi_pick_device(&dev);
+	if (err)
+		return err;
+	snprintf(ibdev, devlen, "%s", dev.name);
+	if (env && *env) {
+		if (strlen(env) >= len)
+			return -EINVAL;
+		snprintf(ip, len, "%s", env);
+		return 0;
+	}
+	return rmpi_netdev_addr(dev.netdev, ip, len);
+}
+
+/*
+ * Rank 0 draws the key and the port base, every rank receives them.  The
+ * first try's base may be set with RMAWIN_MPI_PORT (rank 0's environment).
+ */
+static int rmpi_setup_bcast(MPI_Comm comm, int rank, int nranks, int try, struct rmpi_setup *s)
+{
+	const char *env = getenv("RMAWIN_MPI_PORT");
+	unsigned long fixed = env ? strtoul(env, NULL, 10) : 0;
+	uint32_t r;
+
+	if (rank == 0) {
+		if (getrandom(s->key, sizeof(s->key), 0) != sizeof(s->key) ||
+		    getrandom(&r, sizeof(r), 0) != sizeof(r))
+			memset(s, 0, sizeof(*s));	/* all-zero: refused below */
+		else if (!try && fixed && fixed + (unsigned long)nranks <= 65535)
+			s->port_base = (uint32_t)fixed;
+		else
+			s->port_base = RMPI_PORT_LO + r % (RMPI_PORT_HI - RMPI_PORT_LO - nranks);
+	}
+	if (PMPI_Bcast(s, sizeof(*s), MPI_BYTE, 0, comm) != MPI_SUCCESS)
+		return -EIO;
+	return s->port_base ? 0 : -EIO;
+}
+
+/* "ip:port" (or "[ip]:port") for every rank, from the gathered addresses */
+static void rmpi_format_addrs(char *all, int nranks, uint32_t base, char **addrs)
+{
+	for (int i = 0; i < nranks; i++) {
+		char *ip = all + (size_t)i * RMPI_ADDR_LEN;
+
+		/* a peer's string is NUL-terminated within RMPI_ADDR_LEN - 16 */
+		ip[RMPI_ADDR_LEN - 16] = '\0';
+		snprintf(addrs[i], RMPI_ADDR_LEN, strchr(ip, ':') ? "[%s]:%u" : "%s:%u", ip,
+			 base + (unsigned int)i);
+	}
+}
+
+/* One collective attempt to join; *outcome is RMPI_JOIN_* or-ed over ranks. */
+static int rmpi_join_once(MPI_Comm comm, struct rmawin_ep_attr *attr, int try, char *all,
+			  char **addrs, struct rmawin_ep **ep, int *outcome)
+{
+	struct rmpi_setup s = { { 0 }, 0 };
+	int err, mine;
+
+	err = rmpi_setup_bcast(comm, attr->rank, attr->nranks, try, &s);
+	if (!err) {
+		rmpi_format_addrs(all, attr->nranks, s.port_base, addrs);
+		attr->job_key = s.key;
+		attr->job_key_len = sizeof(s.key);
+		err = rmawin_ep_open(attr, ep);
+		rmpi_debug("join on %s: %d (%s), ring %d", addrs[attr->rank], err,
+			   rmawin_strerror(err), err ? 0 : rmawin_ep_ring_active(*ep));
+	}
+	mine = !err ? 0 : err == -EADDRINUSE || err == -ECONNREFUSED ? RMPI_JOIN_RETRY
+								     : RMPI_JOIN_FAIL;
+	if (PMPI_Allreduce(&mine, outcome, 1, MPI_INT, MPI_BOR, comm) != MPI_SUCCESS)
+		*outcome = RMPI_JOIN_FAIL;
+	if (*outcome && !err) {
+		rmawin_ep_close(*ep);
+		*ep = NULL;
+	}
+	if (*outcome && !err)
+		err = -EREMOTEIO;	/* another rank failed */
+	return err;
+}
+
+/* Join every rank of @comm into a new rmawin group (collective). */
+static int rmpi_join(MPI_Comm comm, struct rmawin_ep **ep)
+{
+	char ip[RMPI_ADDR_LEN] = "", ibdev[64] = "", *all, **addrs, *tmo;
+	struct rmawin_ep_attr attr = { 0 };
+	int err, outcome = RMPI_JOIN_RETRY, ok, all_ok;
+
+	PMPI_Comm_rank(comm, &attr.rank);
+	PMPI_Comm_size(comm, &attr.nranks);
+	if (attr.nranks > RMPI_PORT_HI - RMPI_PORT_LO - 1)
+		return -E2BIG;
+	err = rmpi_local_addr(ip, sizeof(ip) - 16, ibdev, sizeof(ibdev));
+	all = calloc((size_t)attr.nranks, RMPI_ADDR_LEN * 2 + sizeof(char *));
+	if (!all && !err)
+		err = -ENOMEM;
+	ok = !err;
+	if (PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, comm) != MPI_SUCCESS)
+		all_ok = 0;
+	if (!all_ok) {
+		free(all);
+		return err ? err : -EREMOTEIO;
+	}
+	addrs = (char **)(all + (size_t)attr.nranks * RMPI_ADDR_LEN * 2);
+	for (int i = 0; i < attr.nranks; i++)
+		addrs[i] = all + ((size_t)attr.nranks + i) * RMPI_ADDR_LEN;
+	if (PMPI_Allgather(ip, RMPI_ADDR_LEN, MPI_CHAR, all, RMPI_ADDR_LEN, MPI_CHAR, comm) !=
+	    MPI_SUCCESS) {
+		free(all);
+		return -EIO;
+	}
+	attr.addrs = (const char *const *)addrs;
+	attr.ibdev = ibdev;
+	tmo = getenv("RMAWIN_MPI_TIMEOUT_MS");
+	attr.timeout_ms = tmo ? (unsigned int)strtoul(tmo, NULL, 10) : 0;
+	/*
+	 * A port taken on one rank may fail its peers otherwise (their
+	 * connections reach whoever holds the port: refused, or a key that
+	 * does not match): any rank's RMPI_JOIN_RETRY means try again.
+	 */
+	for (int i = 0; i < RMPI_JOIN_TRIES && (outcome & RMPI_JOIN_RETRY); i++)
+		err = rmpi_join_once(comm, &attr, i, all, addrs, ep, &outcome);
+	free(all);
+	return err;
+}
+
+static int rmpi_group_new(MPI_Comm comm, struct rmpi_group **out)
+{
+	struct rmpi_group *grp = calloc(1, sizeof(*grp));
+	int err = grp ? 0 : -ENOMEM;
+	int ok, all_ok;
+
+	/* every rank must know whether every other has its memory */
+	ok = !err;
+	if (PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, comm) != MPI_SUCCESS)
+		all_ok = 0;
+	if (!all_ok) {
+		free(grp);
+		return err ? err : -EREMOTEIO;
+	}
+	err = rmpi_join(comm, &grp->ep);
+	if (!err)
+		err = rmawin_batch_create(grp->ep, RMPI_BATCH_OPS, &grp->batch);
+	if (err) {
+		if (grp->ep)
+			rmawin_ep_close(grp->ep);
+		free(grp);
+		return err;
+	}
+	grp->refs = 1;
+	*out = grp;
+	return 0;
+}
+
+/**
+ * rmpi_group_get() - the rmawin group of @comm, joined now if need be
+ * @comm: an intracommunicator (collective over it when it has no group yet)
+ * @grp: out: the group, with a reference for the caller
+ *
+ * Return: 0 or a negative errno; -EREMOTEIO if another rank failed.
+ */
+int rmpi_group_get(MPI_Comm comm, struct rmpi_group **grp)
+{
+	struct rmpi_group *g;
+	int flag = 0, err;
+
+	if (rmpi_comm_keyval == MPI_KEYVAL_INVALID &&
+	    PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, rmpi_group_delete_attr,
+				    &rmpi_comm_keyval, NULL) != MPI_SUCCESS)
+		return -ENOMEM;
+	if (PMPI_Comm_get_attr(comm, rmpi_comm_keyval, &g, &flag) != MPI_SUCCESS)
+		return -EINVAL;
+	if (!flag) {
+		err = rmpi_group_new(comm, &g);
+		if (err)
+			return err;
+		if (PMPI_Comm_set_attr(comm, rmpi_comm_keyval, g) != MPI_SUCCESS) {
+			rmpi_group_put(g);
+			return -ENOMEM;
+		}
+	}
+	g->refs++;
+	*grp = g;
+	return 0;
+}
+
+/**
+ * rmpi_group_put() - drop a reference; the last one closes the endpoint
+ * @grp: the group
+ */
+void rmpi_group_put(struct rmpi_group *grp)
+{
+	if (--grp->refs)
+		return;
+	rmawin_batch_free(grp->batch);
+	rmawin_ep_close(grp->ep);
+	free(grp);
+}

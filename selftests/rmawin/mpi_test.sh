@@ -1,0 +1,90 @@
+#!/bin/bash
+# rmawin-mpi in one guest: unmodified MPI programs (selftests/rmawin/mpi/)
+# run under each MPI's own launcher with LD_PRELOAD=librmawin-mpi-<mpi>.so,
+# on 4 ranks.  TAP output.  An MPI whose library or programs are not built
+# (make mpi) or whose launcher is missing is skipped, saying which.
+#   mpi_test.sh [openmpi|mpich]...    default: both
+# Environment: MPI_TEST_NP (ranks, default 4), MPI_TEST_TIMEOUT (seconds
+# per program, default 180), MPI_TEST_UCX_TLS (MPICH's UCX transports).
+set -uo pipefail
+cd "$(dirname "$0")/../.." || exit 1
+top=$PWD
+
+# shellcheck source=selftests/rmawin/tap.sh
+. selftests/rmawin/tap.sh
+
+progs=(sync_modes types comms errors)
+np=${MPI_TEST_NP:-4}
+tmo=${MPI_TEST_TIMEOUT:-180}
+# MPICH's UCX would wire up over the soft-RoCE device's UD queue pairs,
+# which lose messages on rxe ("UD endpoint ... unhandled timeout error"):
+# the real MPI's own traffic goes through shared memory and TCP
+ucx_tls=${MPI_TEST_UCX_TLS:-self,sm,tcp}
+flavors=("$@")
+((${#flavors[@]})) || flavors=(openmpi mpich)
+
+# run_prog FLAVOR PROG: one program on $np ranks under FLAVOR's launcher
+run_prog() {
+	local fl=$1 prog=$top/selftests/rmawin/mpi/$1/$2 lib=$top/mpi/librmawin-mpi-$1.so
+	local fwd=() v
+	# Hydra passes the whole environment on; Open MPI's mpirun what -x names
+	for v in RMAWIN_NO_RING RMAWIN_MPI_DEBUG RMAWIN_MPI_PORT RMAWIN_MPI_TIMEOUT_MS \
+		RMAWIN_IBDEV RMAWIN_ADDR; do
+		[[ -n ${!v:-} ]] && fwd+=(-x "$v")
+	done
+	case $fl in
+	openmpi)
+		timeout "$tmo" mpirun.openmpi --allow-run-as-root --oversubscribe -np "$np" \
+			"${fwd[@]}" -x LD_PRELOAD="$lib" "$prog" </dev/null
+		;;
+	mpich)
+		timeout "$tmo" mpiexec.mpich -launcher fork -np "$np" \
+			-env UCX_TLS "$ucx_tls" -env LD_PRELOAD "$lib" "$prog" </dev/null
+		;;
+	esac
+}
+
+# why FLAVOR cannot run here, or nothing
+why_skip() {
+	local fl=$1 launcher=mpirun.openmpi p
+	[[ $fl == mpich ]] && launcher=mpiexec.mpich
+	command -v "$launcher" >/dev/null || { echo "$launcher not installed (tools/deps mpi)"; return; }
+	[[ -f mpi/librmawin-mpi-$fl.so ]] || { echo "mpi/librmawin-mpi-$fl.so not built (make mpi)"; return; }
+	for p in "${progs[@]}"; do
+		[[ -x selftests/rmawin/mpi/$fl/$p ]] ||
+			{ echo "selftests/rmawin/mpi/$fl/$p not built (make mpi)"; return; }
+	done
+	[[ -c /dev/rmawin ]] || echo "/dev/rmawin missing: the module is not loaded"
+}
+
+# Two jobs at once whose first try is on the same ports: the one that finds
+# them taken tries again elsewhere, and both complete.
+collide() {
+	local fl=$1 pid rc=0
+	RMAWIN_MPI_PORT=41000 run_prog "$fl" sync_modes &
+	pid=$!
+	RMAWIN_MPI_PORT=41000 run_prog "$fl" sync_modes || rc=1
+	wait "$pid" || rc=1
+	return "$rc"
+}
+
+echo "TAP version 13"
+echo "1..$((${#flavors[@]} * (${#progs[@]} + 1)))"
+for fl in "${flavors[@]}"; do
+	why=$(why_skip "$fl")
+	for p in "${progs[@]}"; do
+		if [[ -n $why ]]; then
+			n=$((n + 1))
+			echo "ok $n mpi: $fl $p on $np ranks # SKIP $why"
+			continue
+		fi
+		check "mpi: $fl $p on $np ranks" run_prog "$fl" "$p"
+	done
+	if [[ -n $why ]]; then
+		n=$((n + 1))
+		echo "ok $n mpi: $fl two jobs on the same first ports # SKIP $why"
+	else
+		check "mpi: $fl two jobs on the same first ports" collide "$fl"
+	fi
+done
+exit "$failed"
