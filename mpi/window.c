@@ -9,6 +9,7 @@
  * every call on a window without our attribute goes to PMPI.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -102,6 +103,28 @@ static int rmpi_win_attach_mpi(struct rmpi_win *w, void *base, MPI_Info info, MP
 }
 
 /*
+ * RMAWIN_WIN_SAME_OP when the info key accumulate_ops promises same_op or
+ * same_op_no_op on every rank and every rank's base is 8-byte aligned (an
+ * allocated window's is): the device's atomics need both, and the ranks
+ * must agree.  Collective.
+ */
+static unsigned int rmpi_win_flags(MPI_Info info, const void *base, MPI_Comm comm)
+{
+	char val[MPI_MAX_INFO_VAL + 1];
+	int flag = 0, same = 0, all = 0;
+
+	if (info != MPI_INFO_NULL &&
+	    PMPI_Info_get(info, "accumulate_ops", MPI_MAX_INFO_VAL, val, &flag) == MPI_SUCCESS &&
+	    flag)
+		same = !strcmp(val, "same_op") || !strcmp(val, "same_op_no_op");
+	if ((uintptr_t)base % 8)
+		same = 0;
+	if (PMPI_Allreduce(&same, &all, 1, MPI_INT, MPI_LAND, comm) != MPI_SUCCESS)
+		return 0;
+	return all ? RMAWIN_WIN_SAME_OP : 0;
+}
+
+/*
  * The common part of MPI_Win_create and MPI_Win_allocate: @base NULL with
  * @size > 0 means allocate.  Collective; errors through @comm's handler.
  */
@@ -109,6 +132,7 @@ static int rmpi_win_new(void *base, MPI_Aint size, int disp_unit, MPI_Info info,
 			void **alloc_base, MPI_Win *win)
 {
 	struct rmpi_win *w;
+	unsigned int flags;
 	int err, inter = 0;
 
 	if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter)
@@ -131,12 +155,13 @@ static int rmpi_win_new(void *base, MPI_Aint size, int disp_unit, MPI_Info info,
 		free(w);
 		return rmpi_comm_raise(comm, MPI_ERR_OTHER);
 	}
+	flags = rmpi_win_flags(info, alloc_base ? NULL : base, comm);
 	if (alloc_base && size)
-		err = rmawin_win_allocate(w->grp->ep, (size_t)size, 1, 0, &w->base, &w->rw);
+		err = rmawin_win_allocate(w->grp->ep, (size_t)size, 1, flags, &w->base, &w->rw);
 	else if (alloc_base)	/* nothing to allocate: an empty window */
-		err = rmawin_win_create(w->grp->ep, NULL, 0, 1, 0, &w->rw);
+		err = rmawin_win_create(w->grp->ep, NULL, 0, 1, flags, &w->rw);
 	else
-		err = rmawin_win_create(w->grp->ep, base, (size_t)size, 1, 0, &w->rw);
+		err = rmawin_win_create(w->grp->ep, base, (size_t)size, 1, flags, &w->rw);
 	if (!alloc_base)
 		w->base = base;
 	if (err) {
