@@ -11,6 +11,8 @@
  *             per rank: ends at n*K; the monitor never sees two inside
  *   fetch     fetch_and_op and get_accumulate SUM from every rank: every
  *             previous value 0..n*K-1 is fetched exactly once
+ *   fetch_same_op  the same on a RMAWIN_WIN_SAME_OP window (the device's
+ *             atomics, the rank's own through its loopback queue pair)
  *   cas       a compare_and_swap spin lock; the holder is always alone
  *   accdbl    accumulate SUM of doubles, every rank to every rank
  *   shared    every rank but 0 holds a shared lock on rank 0 at once
@@ -131,9 +133,10 @@ static int case_counter(void)
 
 /*
  * Element 0 by fetch_and_op, elements 1 and 2 by get_accumulate of a
- * 2-vector; each rank then puts what it fetched into rank 0's table.
+ * 2-vector; each rank then puts what it fetched into rank 0's table.  The
+ * counters' window is created with @flags.
  */
-static int case_fetch(void)
+static int fetch_on(unsigned int flags)
 {
 	int64_t cnt[3] = { 0 }, one[2] = { 1, 1 }, got[K][3], res[2];
 	int64_t *table = calloc((size_t)n * K * 3, sizeof(*table));
@@ -142,7 +145,7 @@ static int case_fetch(void)
 	int i, e;
 
 	EXPECT(table && seen, "out of memory\n");
-	CHECK(rmawin_win_create(ep, cnt, me ? 0 : sizeof(cnt), 8, 0, &cwin));
+	CHECK(rmawin_win_create(ep, cnt, me ? 0 : sizeof(cnt), 8, flags, &cwin));
 	CHECK(rmawin_win_create(ep, table, me ? 0 : (size_t)n * K * 3 * 8, 8, 0, &twin));
 	CHECK(rmawin_lock_all(cwin));
 	for (i = 0; i < K; i++) {
@@ -176,6 +179,17 @@ static int case_fetch(void)
 	free(table);
 	free(seen);
 	return 0;
+}
+
+static int case_fetch(void)
+{
+	return fetch_on(0);
+}
+
+/* The same through the device's atomics, rank 0's own included. */
+static int case_fetch_same_op(void)
+{
+	return fetch_on(RMAWIN_WIN_SAME_OP);
 }
 
 static int case_cas(void)
@@ -439,6 +453,7 @@ static const struct {
 } cases[] = {
 	{ "counter", case_counter, 1 },
 	{ "fetch", case_fetch, 1 },
+	{ "fetch_same_op", case_fetch_same_op, 1 },
 	{ "cas", case_cas, 1 },
 	{ "accdbl", case_accdbl, 1 },
 	{ "shared", case_shared, 3 },
