@@ -252,12 +252,13 @@ static int rmawin_win_wait_descs(struct rmawin_win *win)
 	struct rmawin_group *grp = win->ep->group;
 	u32 i;
 
-	if (rmawin_wait_event(grp->ep, rmawin_descs_done(grp, win->tbl)))
+	/* the window is not @ready: no other thread reaches it meanwhile */
+	if (rmawin_wait_unlocked(grp->ep, NULL, rmawin_descs_done(grp, win->tbl)))
 		return -EINTR;
 	if (READ_ONCE(grp->ep->dev->dead))
 		return -ENODEV;
 	if (win->tbl->complete != grp->nranks - 1)
-		return grp->error;
+		return READ_ONCE(grp->error) ?: -ECONNRESET;
 	for (i = 0; i < grp->nranks; i++)
 		if (i != grp->rank && !win->tbl->remote[i].disp_unit)
 			return -EREMOTEIO;
@@ -274,7 +275,8 @@ static int rmawin_win_wait_descs(struct rmawin_win *win)
  * no more messages.  Otherwise a late descriptor may still come: the group
  * keeps the table and frees it with itself.
  *
- * Context: the endpoint's lock held; waits killably for the peers.
+ * Context: in a collective call (rmawin_coll_lock()); waits killably for
+ * the peers, without the endpoint's lock.
  * Return: @status if it is an error; else 0, -ENOMEM, the error of
  * sending, -EINTR, -ENODEV, the group's error, or -EREMOTEIO if a peer's
  * creation failed.
@@ -285,6 +287,7 @@ int rmawin_win_exchange_descs(struct rmawin_win *win, int status)
 	int ret;
 
 	lockdep_assert_held(&win->ep->lock);
+	lockdep_assert_held(&win->ep->coll);
 	win->tbl = rmawin_table_get(grp, win->id);
 	ret = win->tbl ? rmawin_win_send_desc(win, status) : -ENOMEM;
 	ret = status ?: ret;

@@ -78,6 +78,7 @@ struct rmawin_ep *rmawin_ep_alloc(void)
 	mmgrab(ep->owner);
 	kref_init(&ep->ref);
 	mutex_init(&ep->lock);
+	mutex_init(&ep->coll);
 	INIT_LIST_HEAD(&ep->req_free);
 	INIT_LIST_HEAD(&ep->dev_node);
 	init_waitqueue_head(&ep->wq);
@@ -101,6 +102,7 @@ static void rmawin_ep_free(struct kref *ref)
 	rmawin_ring_destroy(ep);
 	rmawin_reqs_free_cache(ep);
 	mutex_destroy(&ep->lock);
+	mutex_destroy(&ep->coll);
 	xa_destroy(&ep->wins);
 	xa_destroy(&ep->kmems);
 	rmawin_notify_free(ep);
@@ -117,16 +119,97 @@ void rmawin_ep_put(struct rmawin_ep *ep)
 	kref_put(&ep->ref, rmawin_ep_free);
 }
 
+/**
+ * rmawin_ep_sleep() - a thread is about to wait for peers without the lock
+ * @ep: the endpoint, locked; unlocked on return
+ * @win: the window the wait is on, or NULL
+ *
+ * Use rmawin_wait_unlocked(), which pairs it with rmawin_ep_wake().
+ */
+void rmawin_ep_sleep(struct rmawin_ep *ep, struct rmawin_win *win)
+{
+	lockdep_assert_held(&ep->lock);
+	ep->sleepers++;
+	if (win)
+		win->waiters++;
+	mutex_unlock(&ep->lock);
+}
+
+/**
+ * rmawin_ep_wake() - the wait of rmawin_ep_sleep() is over
+ * @ep: the endpoint, unlocked; locked on return
+ * @win: as given to rmawin_ep_sleep()
+ */
+void rmawin_ep_wake(struct rmawin_ep *ep, struct rmawin_win *win)
+{
+	mutex_lock(&ep->lock);
+	if (win)
+		win->waiters--;
+	/* rmawin_ep_group_drop() may wait for the last one */
+	if (!--ep->sleepers)
+		wake_up_all(&ep->wq);
+}
+
+/**
+ * rmawin_ep_group_drop() - tear the endpoint's group down
+ * @ep: the endpoint, locked
+ *
+ * Threads waiting for peers without the lock use the group: their waits
+ * are ended first (each then returns its error), and the group goes when
+ * the last has taken the lock back and left.  Each ends promptly, so the
+ * wait here is bounded; it cannot be a killable one, since a group half
+ * torn down is no state to return in.
+ */
+void rmawin_ep_group_drop(struct rmawin_ep *ep)
+{
+	lockdep_assert_held(&ep->lock);
+	WRITE_ONCE(ep->unwait, true);
+	while (ep->sleepers) {
+		wake_up_all(&ep->wq);
+		mutex_unlock(&ep->lock);
+		wait_event(ep->wq, !READ_ONCE(ep->sleepers));
+		mutex_lock(&ep->lock);
+	}
+	/* a sleeper's own call (a WIN_FREE whose barrier failed) may have done it */
+	if (ep->group) {
+		rmawin_group_destroy(ep->group);
+		ep->group = NULL;
+	}
+	WRITE_ONCE(ep->unwait, false);
+}
+
+/**
+ * rmawin_coll_lock() - enter a collective call
+ * @ep: the endpoint
+ *
+ * Collective calls (BARRIER, FENCE, WIN_CREATE, WIN_FREE) take the
+ * endpoint's collective mutex, then its lock: one at a time per process,
+ * so the ranks' calls match up in the order each rank's threads made them.
+ *
+ * Return: 0 with both held, or -EINTR on a fatal signal with neither.
+ */
+int rmawin_coll_lock(struct rmawin_ep *ep)
+{
+	if (mutex_lock_killable(&ep->coll))
+		return -EINTR;
+	mutex_lock(&ep->lock);
+	return 0;
+}
+
+void rmawin_coll_unlock(struct rmawin_ep *ep)
+{
+	mutex_unlock(&ep->lock);
+	mutex_unlock(&ep->coll);
+}
+
 /* Release everything the endpoint holds on its device; teardown mirrors bind. */
 void rmawin_ep_unbind_locked(struct rmawin_ep *ep)
 {
 	struct rmawin_dev *rdev = ep->dev;
 
 	lockdep_assert_held(&ep->lock);
-	if (ep->group) {
-		rmawin_group_destroy(ep->group);
-		ep->group = NULL;
-	}
+	if (ep->group)
+		rmawin_ep_group_drop(ep);
 	if (!rdev)
 		return;
 

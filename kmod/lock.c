@@ -63,8 +63,9 @@ int rmawin_win_lock_init(struct rmawin_win *win)
 	win->held = kcalloc(n, sizeof(*win->held), GFP_KERNEL_ACCOUNT);
 	win->granted = bitmap_zalloc(n, GFP_KERNEL_ACCOUNT);
 	win->lk.to_grant = bitmap_zalloc(n, GFP_KERNEL_ACCOUNT);
+	win->asking = bitmap_zalloc(n, GFP_KERNEL_ACCOUNT);
 	win->lk.w = kvcalloc(n, sizeof(*win->lk.w), GFP_KERNEL_ACCOUNT);
-	if (!win->held || !win->granted || !win->lk.to_grant || !win->lk.w) {
+	if (!win->held || !win->granted || !win->lk.to_grant || !win->asking || !win->lk.w) {
 		rmawin_win_lock_free(win);
 		return -ENOMEM;
 	}
@@ -83,6 +84,8 @@ void rmawin_win_lock_free(struct rmawin_win *win)
 	kfree(win->held);
 	bitmap_free(win->granted);
 	bitmap_free(win->lk.to_grant);
+	bitmap_free(win->asking);
+	win->asking = NULL;
 	kvfree(win->lk.w);
 	win->held = NULL;
 	win->granted = NULL;
@@ -382,7 +385,7 @@ static int rmawin_do_lock(struct rmawin_ep *ep, const struct rmawin_passive *p)
 		if (win->held[t])
 			return -EBUSY;
 	/* a fence epoch with operations in it, or a started one, is still open */
-	if ((win->fence_open && win->fence_ops) || win->pscw.started)
+	if ((win->fence_open && win->fence_ops) || win->pscw.started || win->pscw.waiting)
 		return -EBUSY;
 	win->fence_open = false;
 	grp = ep->group;
@@ -392,7 +395,11 @@ static int rmawin_do_lock(struct rmawin_ep *ep, const struct rmawin_passive *p)
 			return ret;
 		win->nheld++;
 	}
-	if (rmawin_wait_event(ep, rmawin_granted_or_failed(win, first, last)))
+	/* other threads go on meanwhile; they may not give these back yet */
+	bitmap_set(win->asking, first, last - first + 1);
+	ret = rmawin_wait_unlocked(ep, win, rmawin_granted_or_failed(win, first, last));
+	bitmap_clear(win->asking, first, last - first + 1);
+	if (ret)
 		return -EINTR;
 	if (READ_ONCE(ep->dev->dead))
 		return -ENODEV;
@@ -414,6 +421,9 @@ static int rmawin_do_unlock(struct rmawin_ep *ep, const struct rmawin_passive *p
 	for (t = first; t <= last; t++)
 		if (!win->held[t])
 			return -ENOLCK;
+	/* another thread's LOCK still waits for the grant */
+	if (find_next_bit(win->asking, last + 1, first) <= last)
+		return -EBUSY;
 	/* everything of the epoch is complete at the target before it lets go */
 	ret = rmawin_win_complete(win);
 	for (t = first; t <= last; t++) {

@@ -155,6 +155,7 @@ static int rmawin_pscw_ranks(struct rmawin_win *win, const struct rmawin_pscw *p
 	return 0;
 }
 
+/* The window a PSCW call names; -EBUSY while another thread's START or WAIT waits on it. */
 static int rmawin_pscw_win(struct rmawin_ep *ep, const struct rmawin_pscw *p,
 			   struct rmawin_win **win)
 {
@@ -163,7 +164,9 @@ static int rmawin_pscw_win(struct rmawin_ep *ep, const struct rmawin_pscw *p,
 	if (ret)
 		return ret;
 	*win = rmawin_win_lookup(ep, p->win);
-	return *win ? 0 : -ENOENT;
+	if (!*win)
+		return -ENOENT;
+	return (*win)->pscw.waiting ? -EBUSY : 0;
 }
 
 static bool rmawin_pscw_dead(struct rmawin_win *win, u32 rank)
@@ -196,6 +199,18 @@ static int rmawin_pscw_failed(struct rmawin_win *win, unsigned long *mask,
 		if ((s32)(atomic_read(&counts[r]) - want[r]) < 0)
 			return win->ep->group->peers[r].error ?: -ECONNRESET;
 	return 0;
+}
+
+/* Wait for @counts to reach @want on every rank of @mask, without the endpoint's lock. */
+static int rmawin_pscw_wait(struct rmawin_win *win, unsigned long *mask, atomic_t *counts,
+			    u32 *want)
+{
+	int ret;
+
+	win->pscw.waiting = true;
+	ret = rmawin_wait_unlocked(win->ep, win, rmawin_pscw_arrived(win, mask, counts, want));
+	win->pscw.waiting = false;
+	return ret;
 }
 
 static int rmawin_do_post(struct rmawin_ep *ep, struct rmawin_pscw *p)
@@ -242,8 +257,7 @@ static int rmawin_do_start(struct rmawin_ep *ep, struct rmawin_pscw *p)
 		return ret;
 	for_each_set_bit(r, s->access, ep->group->nranks)
 		WRITE_ONCE(s->posts_used[r], s->posts_used[r] + 1);
-	if (rmawin_wait_event(ep, rmawin_pscw_arrived(win, s->access,
-						      s->posts_rcvd, s->posts_used)))
+	if (rmawin_pscw_wait(win, s->access, s->posts_rcvd, s->posts_used))
 		ret = -EINTR;
 	else
 		ret = rmawin_pscw_failed(win, s->access, s->posts_rcvd, s->posts_used);
@@ -298,9 +312,7 @@ static int rmawin_do_wait(struct rmawin_ep *ep, struct rmawin_pscw *p)
 					      s->completes_due);
 		if (!p->done)
 			return 0;
-	} else if (rmawin_wait_event(ep, rmawin_pscw_arrived(win, s->exposure,
-							       s->completes_rcvd,
-							       s->completes_due))) {
+	} else if (rmawin_pscw_wait(win, s->exposure, s->completes_rcvd, s->completes_due)) {
 		return -EINTR;
 	}
 	s->posted = false;

@@ -118,6 +118,11 @@ struct rmawin_dev {
  * @req_free: requests reaped and kept for the next operations (at most
  *	RMAWIN_REQ_CACHE), under @lock: an operation allocates nothing
  * @nreq_free: entries of @req_free
+ * @coll: one collective call (barrier, fence, window creation and free) at
+ *	a time, so that every rank runs them in one order; taken before @lock
+ * @sleepers: threads inside a call that wait for peers without @lock
+ *	(rmawin_wait_unlocked()), under @lock: the group stays while any does
+ * @unwait: the group is being torn down under sleepers: their waits end
  */
 struct rmawin_ep {
 	struct kref ref;
@@ -146,6 +151,9 @@ struct rmawin_ep {
 	bool closing;
 	struct list_head req_free;
 	u32 nreq_free;
+	struct mutex coll;		/* collectives, one at a time */
+	u32 sleepers;
+	bool unwait;
 };
 
 /*
@@ -160,6 +168,31 @@ struct rmawin_ep {
 									\
 	wait_event_killable(__ep->wq, (cond) || READ_ONCE(__ep->closing)) ?:	\
 	(READ_ONCE(__ep->closing) ? -EINTR : 0);			\
+})
+
+struct rmawin_win;
+void rmawin_ep_sleep(struct rmawin_ep *ep, struct rmawin_win *win);
+void rmawin_ep_wake(struct rmawin_ep *ep, struct rmawin_win *win);
+
+/*
+ * rmawin_wait_event() for a wait on peers (a barrier, a lock grant, a
+ * POST or COMPLETE, window descriptors), with the endpoint's lock dropped
+ * so that the process's other threads go on meanwhile.  The caller holds
+ * the lock and gets it back.  Its group stays: tearing it down waits for
+ * every sleeper, after ending their waits (@ep->unwait).  @win, if not
+ * NULL, stays too: WIN_FREE refuses a window a thread waits on.  Anything
+ * else read before the wait must be read again after it.
+ */
+#define rmawin_wait_unlocked(ep, win, cond)					\
+({									\
+	struct rmawin_ep *__we = (ep);					\
+	struct rmawin_win *__ww = (win);				\
+	int __wret;							\
+									\
+	rmawin_ep_sleep(__we, __ww);					\
+	__wret = rmawin_wait_event(__we, (cond) || READ_ONCE(__we->unwait));	\
+	rmawin_ep_wake(__we, __ww);					\
+	__wret;								\
 })
 
 /* Control messages: small SEND/RECV messages between the kernels of a group. */
@@ -274,6 +307,11 @@ struct rmawin_win_table {
  *	device's atomics (atomic.c)
  * @self: with @same_op in a group of more than one rank: this rank's own
  *	regions, as a peer's descriptor gives them, for its own atomics
+ * @ready: created on every rank, and not being freed: the ioctls find it
+ *	(rmawin_win_lookup()); peers' messages find it from its creation on
+ * @waiters: threads waiting on it without the endpoint's lock
+ * @asking: origin side: ranks whose grant a LOCK call is waiting for; their
+ *	UNLOCK and FLUSH are refused meanwhile
  */
 struct rmawin_win {
 	struct rmawin_ep *ep;
@@ -317,9 +355,13 @@ struct rmawin_win {
 		unsigned long *exposure; /* origins of the open exposure epoch */
 		bool started;
 		bool posted;
+		bool waiting;	/* a START or WAIT waits: other PSCW calls are refused */
 	} pscw;
 	bool same_op;
 	struct rmawin_remote *self;
+	bool ready;
+	u32 waiters;
+	unsigned long *asking;
 };
 
 /**
@@ -692,6 +734,9 @@ int rmawin_ep_bind_locked(struct rmawin_ep *ep, struct rmawin_dev *rdev,
 			  u32 want_port);
 int rmawin_ep_check_group(struct rmawin_ep *ep);
 void rmawin_ep_unbind_locked(struct rmawin_ep *ep);
+void rmawin_ep_group_drop(struct rmawin_ep *ep);
+int rmawin_coll_lock(struct rmawin_ep *ep);
+void rmawin_coll_unlock(struct rmawin_ep *ep);
 
 /* group.c */
 int rmawin_ioctl_group_join(struct rmawin_ep *ep, void *arg);

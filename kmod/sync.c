@@ -64,7 +64,8 @@ static bool rmawin_barrier_round_done(struct rmawin_group *grp, u32 round,
  * rmawin_group_barrier() - wait until every rank of the group enters
  * @grp: the group
  *
- * Context: process context, endpoint lock held; sleeps.
+ * Context: process context, in a collective call (rmawin_coll_lock());
+ * sleeps for the peers without the endpoint's lock.
  * Return: 0, -ECONNRESET (or the peer's error) if a peer failed, -ENODEV
  * if the device went away, -EINTR on a fatal signal.
  */
@@ -74,6 +75,7 @@ int rmawin_group_barrier(struct rmawin_group *grp)
 	int ret;
 
 	lockdep_assert_held(&grp->ep->lock);
+	lockdep_assert_held(&grp->ep->coll);
 	if (n == 1)
 		return 0;
 	rounds = order_base_2(n);
@@ -87,7 +89,8 @@ int rmawin_group_barrier(struct rmawin_group *grp)
 				      NULL, 0);
 		if (ret)
 			return ret;
-		if (rmawin_wait_event(grp->ep, rmawin_barrier_round_done(grp, k, seq, src)))
+		if (rmawin_wait_unlocked(grp->ep, NULL,
+					 rmawin_barrier_round_done(grp, k, seq, src)))
 			return -EINTR;
 		/* a peer may leave right after its last message: that is fine */
 		if ((s32)(atomic_read(&grp->barrier_rcvd[k]) - seq) >= 0)
@@ -120,7 +123,9 @@ int rmawin_ioctl_fence(struct rmawin_ep *ep, void *arg)
 
 	if (f->flags & ~RMAWIN_MODE_ALL || f->reserved)
 		return -EINVAL;
-	mutex_lock(&ep->lock);
+	ret = rmawin_coll_lock(ep);
+	if (ret)
+		return ret;
 	ret = rmawin_ep_check_group(ep);
 	if (ret)
 		goto out_unlock;
@@ -130,7 +135,7 @@ int rmawin_ioctl_fence(struct rmawin_ep *ep, void *arg)
 		goto out_unlock;
 	}
 	/* a passive epoch is open: fences and locks do not mix */
-	if (win->nheld || win->pscw.started || win->pscw.posted) {
+	if (win->nheld || win->pscw.started || win->pscw.posted || win->pscw.waiting) {
 		ret = -EBUSY;
 		goto out_unlock;
 	}
@@ -141,7 +146,7 @@ int rmawin_ioctl_fence(struct rmawin_ep *ep, void *arg)
 	bret = ret == -EINTR || ret == -ENODEV ? 0 : rmawin_group_barrier(ep->group);
 	ret = ret ?: bret;
 out_unlock:
-	mutex_unlock(&ep->lock);
+	rmawin_coll_unlock(ep);
 	return ret;
 }
 
@@ -160,10 +165,12 @@ int rmawin_ioctl_barrier(struct rmawin_ep *ep, void *arg)
 
 	if (b->flags)
 		return -EINVAL;
-	mutex_lock(&ep->lock);
+	ret = rmawin_coll_lock(ep);
+	if (ret)
+		return ret;
 	ret = rmawin_ep_check_group(ep);
 	if (!ret)
 		ret = rmawin_group_barrier(ep->group);
-	mutex_unlock(&ep->lock);
+	rmawin_coll_unlock(ep);
 	return ret;
 }

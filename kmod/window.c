@@ -324,7 +324,9 @@ int rmawin_ioctl_win_create(struct rmawin_ep *ep, void *arg)
 	    (c->length && !access_ok(u64_to_user_ptr(c->base), c->length)))
 		return -EFAULT;
 
-	mutex_lock(&ep->lock);
+	ret = rmawin_coll_lock(ep);
+	if (ret)
+		return ret;
 	ret = rmawin_ep_check_group(ep);
 	if (ret)
 		goto out_unlock;
@@ -359,7 +361,8 @@ int rmawin_ioctl_win_create(struct rmawin_ep *ep, void *arg)
 	ret = rmawin_win_setup(win);
 	/*
 	 * Findable before any peer learns of it: a peer that has our
-	 * descriptor may lock or accumulate at once.
+	 * descriptor may lock or accumulate at once.  Our own other threads
+	 * find it once it is @ready.
 	 */
 	if (!ret)
 		ret = xa_err(xa_store(&ep->wins, win->id, win, GFP_KERNEL_ACCOUNT));
@@ -373,28 +376,37 @@ int rmawin_ioctl_win_create(struct rmawin_ep *ep, void *arg)
 	c->win = win->id;
 	if (win->kmem)
 		c->mmap_offset = ((u64)win->id + 1) << 32;
+	win->ready = true;
 out_unlock:
-	mutex_unlock(&ep->lock);
+	rmawin_coll_unlock(ep);
 	return ret;
 }
 
 /**
- * rmawin_win_lookup() - a window by handle
+ * rmawin_win_lookup() - a window by handle, for the ioctls
  * @ep: the endpoint, locked
  * @id: the handle
  *
- * Return: the window or NULL.
+ * Return: the window, or NULL if there is none or it is still being
+ * created or already being freed (by another thread).
  */
 struct rmawin_win *rmawin_win_lookup(struct rmawin_ep *ep, u32 id)
 {
+	struct rmawin_win *win;
+
 	lockdep_assert_held(&ep->lock);
-	return xa_load(&ep->wins, id);
+	win = xa_load(&ep->wins, id);
+	return win && win->ready ? win : NULL;
 }
 
 /**
  * rmawin_ioctl_win_free() - RMAWIN_IOC_WIN_FREE
  * @ep: the endpoint
  * @arg: struct rmawin_win_free, already copied in
+ *
+ * A window another thread waits on (a lock, a START, a WAIT) is refused
+ * with -EBUSY.  Once its operations are complete, the ioctls no longer
+ * find it: other threads' calls on it get -ENOENT during the barrier.
  *
  * Return: 0 or a negative errno as the uAPI header documents.
  */
@@ -406,16 +418,24 @@ int rmawin_ioctl_win_free(struct rmawin_ep *ep, void *arg)
 
 	if (f->flags || f->reserved)
 		return -EINVAL;
-	mutex_lock(&ep->lock);
+	ret = rmawin_coll_lock(ep);
+	if (ret)
+		return ret;
 	ret = rmawin_ep_check_group(ep);
 	if (ret)
 		goto out_unlock;
-	win = xa_load(&ep->wins, f->win);
+	win = rmawin_win_lookup(ep, f->win);
 	if (!win) {
 		ret = -ENOENT;
 		goto out_unlock;
 	}
+	if (win->waiters) {
+		ret = -EBUSY;
+		goto out_unlock;
+	}
 	ret = rmawin_win_complete(win);
+	/* nothing new on it from here: other threads get -ENOENT */
+	win->ready = false;
 	/* nobody may still be reaching into it when its pages go */
 	bret = rmawin_group_barrier(ep->group);
 	if (bret) {
@@ -424,15 +444,14 @@ int rmawin_ioctl_win_free(struct rmawin_ep *ep, void *arg)
 		 * down (which frees every window after its queue pairs are
 		 * drained) makes the pages safe to release.
 		 */
-		rmawin_group_destroy(ep->group);
-		ep->group = NULL;
+		rmawin_ep_group_drop(ep);
 	} else {
 		xa_erase(&ep->wins, f->win);
 		rmawin_win_destroy(win);
 	}
 	ret = ret ?: bret;
 out_unlock:
-	mutex_unlock(&ep->lock);
+	rmawin_coll_unlock(ep);
 	return ret;
 }
 
@@ -462,7 +481,7 @@ int rmawin_ioctl_win_info(struct rmawin_ep *ep, void *arg)
 	if (ret)
 		goto out_unlock;
 	grp = ep->group;
-	win = xa_load(&ep->wins, w->win);
+	win = rmawin_win_lookup(ep, w->win);
 	ret = -ENOENT;
 	if (!win)
 		goto out_unlock;

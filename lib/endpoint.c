@@ -144,6 +144,7 @@ int rmawin__ep_open(const struct rmawin_ep_attr *attr, struct rmawin_ep **epp)
 	if (!ep)
 		return -ENOMEM;
 	ep->fd = -1;
+	pthread_mutex_init(&ep->lock, NULL);
 	ep->rank = attr->rank;
 	ep->nranks = attr->nranks;
 	ep->flags = attr->flags;
@@ -191,6 +192,7 @@ err_close_fd:
 err_free_addrs:
 	free(ep->addrs);
 err_free_ep:
+	pthread_mutex_destroy(&ep->lock);
 	free(ep);
 	return ret;
 }
@@ -329,6 +331,7 @@ int rmawin_ep_close(struct rmawin_ep *ep)
 	rmawin__ring_free(ep);
 	close(ep->fd);
 	free(ep->addrs);
+	pthread_mutex_destroy(&ep->lock);
 	free(ep);
 	return 0;
 }

@@ -13,6 +13,9 @@
  * "unknown" and operations on the window go to the kernel synchronously,
  * which judges them itself, until a fence succeeds: after one, no lock is
  * held and no PSCW epoch is open, whatever came before.
+ *
+ * The endpoint's threads share the view under the endpoint's @lock,
+ * taken for each check and each update, never across a system call.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -103,16 +106,7 @@ static int rmawin_acc_align(const struct rmawin_win *win, const struct rmawin_op
 	return (win->flags & RMAWIN_WIN_SAME_OP) && wide && off % 8 ? -EINVAL : 0;
 }
 
-/**
- * rmawin__op_check() - may this operation be queued, and is it valid?
- * @win: its window
- * @op: a put, a get or one of the accumulate family
- *
- * Return: 1 if the library knows too little to judge (the caller goes to
- * the kernel synchronously); 0 if it is valid; else the error the kernel
- * would return for it.
- */
-int rmawin__op_check(const struct rmawin_win *win, const struct rmawin_op_desc *op)
+static int rmawin_op_check_locked(const struct rmawin_win *win, const struct rmawin_op_desc *op)
 {
 	const struct rmawin_win_rank *r;
 	uint64_t off, end;
@@ -141,7 +135,26 @@ int rmawin__op_check(const struct rmawin_win *win, const struct rmawin_op_desc *
 	}
 }
 
-void rmawin__epoch_fence(struct rmawin_win *win, unsigned int flags, int ret)
+/**
+ * rmawin__op_check() - may this operation be queued, and is it valid?
+ * @win: its window
+ * @op: a put, a get or one of the accumulate family
+ *
+ * Return: 1 if the library knows too little to judge (the caller goes to
+ * the kernel synchronously); 0 if it is valid; else the error the kernel
+ * would return for it.
+ */
+int rmawin__op_check(const struct rmawin_win *win, const struct rmawin_op_desc *op)
+{
+	int ret;
+
+	pthread_mutex_lock(&win->ep->lock);
+	ret = rmawin_op_check_locked(win, op);
+	pthread_mutex_unlock(&win->ep->lock);
+	return ret;
+}
+
+static void rmawin_epoch_fence(struct rmawin_win *win, unsigned int flags, int ret)
 {
 	struct rmawin__epoch *e = &win->epoch;
 
@@ -156,7 +169,7 @@ void rmawin__epoch_fence(struct rmawin_win *win, unsigned int flags, int ret)
 	e->fence_open = !(flags & RMAWIN_MODE_NOSUCCEED);
 }
 
-void rmawin__epoch_lock(struct rmawin_win *win, uint32_t target, int ret)
+static void rmawin_epoch_lock(struct rmawin_win *win, uint32_t target, int ret)
 {
 	struct rmawin__epoch *e = &win->epoch;
 	int t;
@@ -174,7 +187,7 @@ void rmawin__epoch_lock(struct rmawin_win *win, uint32_t target, int ret)
 	}
 }
 
-void rmawin__epoch_unlock(struct rmawin_win *win, uint32_t target, int ret)
+static void rmawin_epoch_unlock(struct rmawin_win *win, uint32_t target, int ret)
 {
 	struct rmawin__epoch *e = &win->epoch;
 	int t;
@@ -191,7 +204,7 @@ void rmawin__epoch_unlock(struct rmawin_win *win, uint32_t target, int ret)
 	}
 }
 
-void rmawin__epoch_start(struct rmawin_win *win, const uint32_t *targets, int n, int ret)
+static void rmawin_epoch_start(struct rmawin_win *win, const uint32_t *targets, int n, int ret)
 {
 	struct rmawin__epoch *e = &win->epoch;
 	int i;
@@ -208,10 +221,46 @@ void rmawin__epoch_start(struct rmawin_win *win, const uint32_t *targets, int n,
 	e->started = 1;
 }
 
-void rmawin__epoch_complete(struct rmawin_win *win, int ret)
+static void rmawin_epoch_complete(struct rmawin_win *win, int ret)
 {
 	if (ret)
 		win->epoch.unknown = 1;
 	else
 		win->epoch.started = 0;
+}
+
+/* The updates, each under the endpoint's lock: after the call they follow. */
+void rmawin__epoch_fence(struct rmawin_win *win, unsigned int flags, int ret)
+{
+	pthread_mutex_lock(&win->ep->lock);
+	rmawin_epoch_fence(win, flags, ret);
+	pthread_mutex_unlock(&win->ep->lock);
+}
+
+void rmawin__epoch_lock(struct rmawin_win *win, uint32_t target, int ret)
+{
+	pthread_mutex_lock(&win->ep->lock);
+	rmawin_epoch_lock(win, target, ret);
+	pthread_mutex_unlock(&win->ep->lock);
+}
+
+void rmawin__epoch_unlock(struct rmawin_win *win, uint32_t target, int ret)
+{
+	pthread_mutex_lock(&win->ep->lock);
+	rmawin_epoch_unlock(win, target, ret);
+	pthread_mutex_unlock(&win->ep->lock);
+}
+
+void rmawin__epoch_start(struct rmawin_win *win, const uint32_t *targets, int n, int ret)
+{
+	pthread_mutex_lock(&win->ep->lock);
+	rmawin_epoch_start(win, targets, n, ret);
+	pthread_mutex_unlock(&win->ep->lock);
+}
+
+void rmawin__epoch_complete(struct rmawin_win *win, int ret)
+{
+	pthread_mutex_lock(&win->ep->lock);
+	rmawin_epoch_complete(win, ret);
+	pthread_mutex_unlock(&win->ep->lock);
 }

@@ -175,8 +175,6 @@ static void rmawin_ring_unlock(struct rmawin__ring *r)
  */
 static void rmawin_ring_result(struct rmawin_ep *ep, uint64_t user_data, int res, int *wres)
 {
-	struct rmawin_win *win;
-
 	if (!res)
 		return;
 	if (user_data & RMAWIN_UD_WAIT) {
@@ -184,9 +182,7 @@ static void rmawin_ring_result(struct rmawin_ep *ep, uint64_t user_data, int res
 			*wres = res;
 		return;
 	}
-	win = rmawin__win_find(ep, (uint32_t)user_data);
-	if (win && !win->error)
-		win->error = res;
+	rmawin__win_error(ep, (uint32_t)user_data, res);
 }
 
 /*
@@ -198,7 +194,6 @@ static int rmawin_ring_reap(struct rmawin_ep *ep, int *wres)
 {
 	struct rmawin__ring *r = ep->ring;
 	struct rmawin_cqe *cqe;
-	struct rmawin_win *win;
 
 	if (r->done)
 		return 0;
@@ -213,9 +208,7 @@ static int rmawin_ring_reap(struct rmawin_ep *ep, int *wres)
 			r->chead = r->tail;
 			if (wres && !*wres)
 				*wres = -EIO;
-			for (win = ep->wins; win; win = win->next)
-				if (!win->error)
-					win->error = -EIO;
+			rmawin__wins_error(ep, -EIO);
 			return 0;
 		}
 		rmawin_ring_result(ep, cqe->user_data, cqe->res, wres);

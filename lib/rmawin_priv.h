@@ -7,6 +7,7 @@
 #ifndef RMAWIN_PRIV_H
 #define RMAWIN_PRIV_H
 
+#include <pthread.h>
 #include <stdint.h>
 #include <sys/socket.h>
 #include <linux/rmawin.h>
@@ -30,6 +31,8 @@
  * @ring: the mmap'd rings (ring.c), or NULL: every call is an ioctl
  * @wins: its windows, newest first: a queued operation's error is its
  *	window's to report
+ * @lock: @wins and every window's @epoch, for the endpoint's threads; never
+ *	held across a system call that may wait for peers
  */
 struct rmawin_ep {
 	int fd;
@@ -41,6 +44,7 @@ struct rmawin_ep {
 	struct sockaddr_storage *addrs;
 	struct rmawin__ring *ring;
 	struct rmawin_win *wins;
+	pthread_mutex_t lock;
 };
 
 /**
@@ -57,7 +61,7 @@ struct rmawin_ep {
  * @ranks: every rank's length and unit (RMAWIN_IOC_WIN_INFO), or NULL if
  *	the kernel cannot say: operations are then not queued
  * @error: the first error of a queued operation, for the next
- *	synchronization of the window to return
+ *	synchronization of the window to return (set and taken atomically)
  * @epoch: what the library knows of the window's epochs (epoch.c)
  */
 struct rmawin_win {
@@ -110,7 +114,8 @@ int rmawin__acc_desc(struct rmawin_win *win, uint8_t opcode, const void *origin,
 
 /* window.c: the first queued error of @win, cleared, else @ret */
 int rmawin__win_result(struct rmawin_win *win, int ret);
-struct rmawin_win *rmawin__win_find(struct rmawin_ep *ep, uint32_t id);
+void rmawin__win_error(struct rmawin_ep *ep, uint32_t id, int err);
+void rmawin__wins_error(struct rmawin_ep *ep, int err);
 
 /* epoch.c: the library's view of a window's epochs, and the checks it allows */
 int rmawin__epoch_init(struct rmawin_win *win);

@@ -29,21 +29,45 @@ static struct rmawin_win_rank *rmawin_win_ranks(struct rmawin_ep *ep, uint32_t i
 	return r;
 }
 
-struct rmawin_win *rmawin__win_find(struct rmawin_ep *ep, uint32_t id)
+/* Keep @err for @win's next synchronization, unless it has one already. */
+static void rmawin_win_keep(struct rmawin_win *win, int err)
+{
+	int none = 0;
+
+	__atomic_compare_exchange_n(&win->error, &none, err, 0, __ATOMIC_RELAXED,
+				    __ATOMIC_RELAXED);
+}
+
+/* A queued operation on window @id failed: its window, if still there, says so later. */
+void rmawin__win_error(struct rmawin_ep *ep, uint32_t id, int err)
 {
 	struct rmawin_win *win;
 
+	pthread_mutex_lock(&ep->lock);
+	for (win = ep->wins; win; win = win->next) {
+		if (win->id == id) {
+			rmawin_win_keep(win, err);
+			break;
+		}
+	}
+	pthread_mutex_unlock(&ep->lock);
+}
+
+/* Every window gets @err: queued operations were lost. */
+void rmawin__wins_error(struct rmawin_ep *ep, int err)
+{
+	struct rmawin_win *win;
+
+	pthread_mutex_lock(&ep->lock);
 	for (win = ep->wins; win; win = win->next)
-		if (win->id == id)
-			return win;
-	return NULL;
+		rmawin_win_keep(win, err);
+	pthread_mutex_unlock(&ep->lock);
 }
 
 int rmawin__win_result(struct rmawin_win *win, int ret)
 {
-	int err = win->error;
+	int err = __atomic_exchange_n(&win->error, 0, __ATOMIC_RELAXED);
 
-	win->error = 0;
 	return err ?: ret;
 }
 
@@ -51,12 +75,14 @@ static void rmawin_win_unlink(struct rmawin_win *win)
 {
 	struct rmawin_win **p;
 
+	pthread_mutex_lock(&win->ep->lock);
 	for (p = &win->ep->wins; *p; p = &(*p)->next) {
 		if (*p == win) {
 			*p = win->next;
 			break;
 		}
 	}
+	pthread_mutex_unlock(&win->ep->lock);
 	rmawin__epoch_free(win);
 	free(win->ranks);
 }
@@ -107,8 +133,10 @@ static int rmawin_win_new(struct rmawin_ep *ep, void *base, size_t size,
 		win->allocated = 1;
 	}
 	win->ranks = rmawin_win_ranks(ep, win->id);
+	pthread_mutex_lock(&ep->lock);
 	win->next = ep->wins;
 	ep->wins = win;
+	pthread_mutex_unlock(&ep->lock);
 	*winp = win;
 	return 0;
 }

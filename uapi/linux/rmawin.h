@@ -113,6 +113,8 @@ enum rmawin_ioc_nr {
 #define RMAWIN_FEAT_WIN_INFO	_BITULL(9)
 /* RMAWIN_WIN_SAME_OP: 8-byte integer accumulates through the device's atomics */
 #define RMAWIN_FEAT_NIC_ATOMICS	_BITULL(10)
+/* waits for peers hold nothing the endpoint's other threads need (MPI_THREAD_MULTIPLE) */
+#define RMAWIN_FEAT_THREADS	_BITULL(11)
 
 /**
  * enum rmawin_port_state - state of an RDMA port, as the kernel's ib_port_state
@@ -372,8 +374,11 @@ struct rmawin_win_create {
  *
  * Collective: completes outstanding operations, waits until every member
  * frees it (so nobody still reaches into it), then unregisters and unpins
- * every page.  Return: 0; -ENOENT for an unknown window; an error of an
- * outstanding operation or of the barrier (the window is freed anyway).
+ * every page.  Return: 0; -ENOENT for an unknown window (or one still being
+ * created, or freed, by another thread); -EBUSY, with nothing done, while
+ * another thread waits on the window (LOCK, START, WAIT); -EINTR on a fatal
+ * signal; an error of an outstanding operation or of the barrier (the
+ * window is freed anyway).
  */
 struct rmawin_win_free {
 	__u32 size;
@@ -644,8 +649,11 @@ struct rmawin_fence {
  * Return: 0; -EINVAL for flags, type, reserved or a bad rank; -ENOENT for
  * an unknown window; -EBUSY to lock a target already locked, to lock
  * after operations of a fence epoch, or to fence while locks are held;
- * -ENOLCK to unlock or flush a target that is not locked; -ECONNRESET if
- * the target left; -ENODEV.
+ * -ENOLCK to unlock or flush a target that is not locked; -EBUSY to
+ * unlock a target whose grant another thread's LOCK still waits for, or to
+ * lock during another thread's START or WAIT on the window; -ECONNRESET if
+ * the target left; -ENODEV.  LOCK waits without holding up the process's
+ * other threads.
  */
 struct rmawin_passive {
 	__u32 size;
@@ -684,8 +692,9 @@ struct rmawin_passive {
  * Return: 0; -EINVAL for flags, reserved, @n, a bad or repeated rank;
  * -EFAULT for @ranks_ptr; -ENOENT for the window; -EBUSY for POST or
  * START while that kind of epoch is open, or START while locks are held
- * or a fence epoch has operations; -EPERM for COMPLETE without START or
- * WAIT without POST; -ECONNRESET if a peer left; -ENODEV.
+ * or a fence epoch has operations, and for any of the four while another
+ * thread's START or WAIT waits on the window; -EPERM for COMPLETE without
+ * START or WAIT without POST; -ECONNRESET if a peer left; -ENODEV.
  */
 struct rmawin_pscw {
 	__u32 size;
