@@ -172,7 +172,11 @@ int rmawin_win_free(struct rmawin_win *win)
 	rmawin__ring_drain(win->ep);
 	memset(&f, 0, sizeof(f));
 	f.win = win->id;
-	ret = rmawin__win_result(win, rmawin__ioctl_struct(win->ep->fd, RMAWIN_IOC_WIN_FREE, &f));
+	ret = rmawin__ioctl_struct(win->ep->fd, RMAWIN_IOC_WIN_FREE, &f);
+	/* another thread waits on it: nothing was done, it stays */
+	if (ret == -EBUSY)
+		return ret;
+	ret = rmawin__win_result(win, ret);
 	rmawin_win_unlink(win);
 	/* the module's pages are freed once this last mapping goes */
 	if (win->allocated)

@@ -290,12 +290,14 @@ int rmawin_win_allocate(struct rmawin_ep *ep, size_t size, unsigned int disp_uni
 
 /**
  * rmawin_win_free() - release a window (collective)
- * @win: the window; invalid after the call
+ * @win: the window; invalid after the call, unless it returned -EBUSY
  *
  * Completes this rank's outstanding operations, waits for every rank to
  * free the window, then releases every pinned page.
  *
- * Return: 0; -EINVAL for NULL; an outstanding operation's error; the
+ * Return: 0; -EINVAL for NULL; -EBUSY, with nothing done and @win still
+ * valid, while another thread waits on the window (rmawin_lock(),
+ * rmawin_start(), rmawin_wait()); an outstanding operation's error; the
  * barrier's error (the window is released anyway).
  */
 int rmawin_win_free(struct rmawin_win *win);

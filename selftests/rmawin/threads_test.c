@@ -302,6 +302,8 @@ static int lock_rank(struct rmawin_ep *ep, void *arg)
 		/* the lock it waits for may not be given back, nor its window freed */
 		RMAWIN_TEST_WANT(-EBUSY, rmawin_unlock(a, 1));
 		RMAWIN_TEST_WANT(-EBUSY, win_free_raw(ep, 0));
+		/* the library keeps the window it could not free */
+		RMAWIN_TEST_WANT(-EBUSY, rmawin_win_free(a));
 		ret = workers_then_notify(b, &p, 9);
 		if (ret)
 			return ret;
