@@ -403,29 +403,18 @@ static int barriers_rank(struct rmawin_ep *ep, void *arg)
 	return ret ? 2 : 0;
 }
 
-TEST_F_TIMEOUT(path, operations_go_on_while_a_thread_waits_in_a_barrier, DEADLINE_S + 30)
-{
-	ASSERT_EQ(2, rmawin_test_run_eps(_metadata, 2, barrier_rank, NULL, DEADLINE_S));
-	rmawin_test_expect_no_leaks(_metadata);
-}
+/* Two ranks run @fn, at most DEADLINE_S seconds; nothing of them left after. */
+#define THREADS_TEST(name, fn)								\
+	TEST_F_TIMEOUT(path, name, DEADLINE_S + 30)					\
+	{										\
+		ASSERT_EQ(2, rmawin_test_run_eps(_metadata, 2, fn, NULL, DEADLINE_S));	\
+		rmawin_test_expect_no_leaks(_metadata);					\
+	}
 
-TEST_F_TIMEOUT(path, operations_go_on_while_a_thread_waits_for_a_lock, DEADLINE_S + 30)
-{
-	ASSERT_EQ(2, rmawin_test_run_eps(_metadata, 2, lock_rank, NULL, DEADLINE_S));
-	rmawin_test_expect_no_leaks(_metadata);
-}
-
-TEST_F_TIMEOUT(path, operations_go_on_while_a_thread_waits_in_start, DEADLINE_S + 30)
-{
-	ASSERT_EQ(2, rmawin_test_run_eps(_metadata, 2, start_rank, NULL, DEADLINE_S));
-	rmawin_test_expect_no_leaks(_metadata);
-}
-
-TEST_F_TIMEOUT(path, barriers_from_several_threads_at_once, DEADLINE_S + 30)
-{
-	ASSERT_EQ(2, rmawin_test_run_eps(_metadata, 2, barriers_rank, NULL, DEADLINE_S));
-	rmawin_test_expect_no_leaks(_metadata);
-}
+THREADS_TEST(operations_go_on_while_a_thread_waits_in_a_barrier, barrier_rank)
+THREADS_TEST(operations_go_on_while_a_thread_waits_for_a_lock, lock_rank)
+THREADS_TEST(operations_go_on_while_a_thread_waits_in_start, start_rank)
+THREADS_TEST(barriers_from_several_threads_at_once, barriers_rank)
 
 /* What the tests above rely on, said where a library or an MPI can ask. */
 TEST(module_says_threads_do_not_hold_each_other_up)
