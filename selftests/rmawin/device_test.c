@@ -12,13 +12,6 @@
 #define TEST_IBDEV	"rmwtst"
 #define TEST_NETDEV	"rmwtst0"
 
-static int sh(const char *cmd)
-{
-	int st = system(cmd);
-
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
 FIXTURE(tmpdev) {
 	int fd;
 	long pds0;
@@ -26,13 +19,11 @@ FIXTURE(tmpdev) {
 
 FIXTURE_SETUP(tmpdev)
 {
-	if (geteuid())
-		SKIP(return, "creating an rxe device needs root");
-	if (sh("command -v rdma >/dev/null && command -v ip >/dev/null"))
-		SKIP(return, "the iproute2 tools ip and rdma are not installed");
-	ASSERT_EQ(0, sh("ip link add " TEST_NETDEV " type veth peer name " TEST_NETDEV "p"
-			" && ip link set " TEST_NETDEV "p up && ip link set " TEST_NETDEV " up"
-			" && rdma link add " TEST_IBDEV " type rxe netdev " TEST_NETDEV));
+	const char *why = rmawin_test_tmpdev_why_not();
+
+	if (why)
+		SKIP(return, "%s", why);
+	ASSERT_EQ(0, rmawin_test_tmpdev_add(TEST_IBDEV, TEST_NETDEV, NULL));
 	self->fd = open(RMAWIN_DEV_PATH, O_RDWR);
 	ASSERT_LE(0, self->fd);
 	self->pds0 = rmawin_stat("pds");
@@ -42,8 +33,7 @@ FIXTURE_TEARDOWN(tmpdev)
 {
 	if (geteuid())
 		return;
-	sh("rdma link del " TEST_IBDEV " 2>/dev/null");
-	sh("ip link del " TEST_NETDEV " 2>/dev/null");
+	rmawin_test_tmpdev_del(TEST_IBDEV, TEST_NETDEV);
 	EXPECT_EQ(0, close(self->fd));
 	EXPECT_EQ(0, rmawin_stat("endpoints"));
 	EXPECT_EQ(0, rmawin_stat("pds"));
@@ -66,7 +56,7 @@ TEST_F(tmpdev, removed_device_disappears_and_releases_endpoint)
 	ASSERT_EQ(0, rmawin_bind_raw(other, rmawin_test_ibdev(), 0));
 	EXPECT_EQ(self->pds0 + 2, rmawin_stat("pds"));
 
-	ASSERT_EQ(0, sh("rdma link del " TEST_IBDEV));
+	ASSERT_EQ(0, rmawin_test_sh("rdma link del " TEST_IBDEV));
 	EXPECT_EQ(0, rmawin_has_dev(self->fd, TEST_IBDEV));
 	EXPECT_EQ(1, rmawin_has_dev(self->fd, rmawin_test_ibdev()));
 	/* the endpoint's PD went with the device; the other one is untouched */
@@ -80,7 +70,7 @@ TEST_F(tmpdev, removed_device_disappears_and_releases_endpoint)
 
 TEST_F(tmpdev, removed_device_cannot_be_bound)
 {
-	ASSERT_EQ(0, sh("rdma link del " TEST_IBDEV));
+	ASSERT_EQ(0, rmawin_test_sh("rdma link del " TEST_IBDEV));
 	EXPECT_ERRNO(ENODEV, rmawin_bind_raw(self->fd, TEST_IBDEV, 0));
 	/* a failed bind leaves the endpoint free to bind elsewhere */
 	EXPECT_EQ(0, rmawin_bind_raw(self->fd, rmawin_test_ibdev(), 0));
@@ -90,7 +80,7 @@ TEST_F(tmpdev, port_down_enetdown)
 {
 	int i, state = 0;
 
-	ASSERT_EQ(0, sh("ip link set " TEST_NETDEV " down"));
+	ASSERT_EQ(0, rmawin_test_sh("ip link set " TEST_NETDEV " down"));
 	/* rxe learns of the link change through a netdev notifier */
 	for (i = 0; i < 50; i++) {
 		struct rmawin_dev_info devs[32];
@@ -118,7 +108,7 @@ TEST_F(tmpdev, close_after_removal)
 
 	ASSERT_LE(0, fd2);
 	ASSERT_EQ(0, rmawin_bind_raw(fd2, TEST_IBDEV, 0));
-	ASSERT_EQ(0, sh("rdma link del " TEST_IBDEV " && ip link del " TEST_NETDEV));
+	ASSERT_EQ(0, rmawin_test_sh("rdma link del " TEST_IBDEV " && ip link del " TEST_NETDEV));
 	EXPECT_EQ(0, close(fd2));
 	EXPECT_EQ(self->pds0, rmawin_stat("pds"));
 }

@@ -897,13 +897,6 @@ TEST_F_TIMEOUT(path, munmap_mmap_fixed_between_gets, 60)
 #define FLT_NETDEV	"rmwflt0"
 #define FLT_IP		"198.18.99.1"
 
-static int sh(const char *cmd)
-{
-	int st = system(cmd);
-
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
 FIXTURE(linkdev) {};
 FIXTURE_VARIANT(linkdev) {
 	int no_ring;
@@ -913,31 +906,21 @@ RMAWIN_TEST_PATH_VARIANT(linkdev, no_ring, 1);
 
 FIXTURE_SETUP(linkdev)
 {
-	int i;
+	const char *why;
 
 	rmawin_test_path(variant->no_ring);
-	if (geteuid())
-		SKIP(return, "creating an rxe device needs root");
-	if (sh("command -v rdma >/dev/null && command -v ip >/dev/null"))
-		SKIP(return, "the iproute2 tools ip and rdma are not installed");
-	ASSERT_EQ(0, sh("ip link add " FLT_NETDEV " type veth peer name " FLT_NETDEV "p"
-			" && ip link set " FLT_NETDEV "p up && ip link set " FLT_NETDEV " up"
-			" && ip addr add " FLT_IP "/24 dev " FLT_NETDEV
-			" && rdma link add " FLT_IBDEV " type rxe netdev " FLT_NETDEV));
-	for (i = 0; i < 100; i++) {
-		if (!sh("rdma link show " FLT_IBDEV "/1 2>/dev/null | grep -q 'state ACTIVE'"))
-			break;
-		usleep(50000);
-	}
-	ASSERT_LT(i, 100) TH_LOG(FLT_IBDEV " never became ACTIVE");
+	why = rmawin_test_tmpdev_why_not();
+	if (why)
+		SKIP(return, "%s", why);
+	ASSERT_EQ(0, rmawin_test_tmpdev_add(FLT_IBDEV, FLT_NETDEV, FLT_IP))
+		TH_LOG(FLT_IBDEV " could not be made, or never became ACTIVE");
 }
 
 FIXTURE_TEARDOWN(linkdev)
 {
 	if (geteuid())
 		return;
-	sh("rdma link del " FLT_IBDEV " 2>/dev/null");
-	sh("ip link del " FLT_NETDEV " 2>/dev/null");
+	rmawin_test_tmpdev_del(FLT_IBDEV, FLT_NETDEV);
 }
 
 struct traffic {

@@ -483,6 +483,61 @@ static inline int rmawin_test_run_eps(struct __test_metadata *_metadata, int n,
 #define RMAWIN_TEST_MSG(fmt, ...)						\
 	fprintf(stderr, "#   rank %d: " fmt "\n", rmawin_test_rank, ##__VA_ARGS__)
 
+/* Run @cmd with sh: its exit status, -1 if it did not exit. */
+static inline int rmawin_test_sh(const char *cmd)
+{
+	int st = system(cmd);
+
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/*
+ * A soft-RoCE device of the test's own, @ibdev on a veth @netdev (and its
+ * peer @netdev"p"), with @ip/24 on it unless NULL, up and ACTIVE: 0, -1 if
+ * a step failed, -2 if it never became ACTIVE.  Needs root and iproute2,
+ * which the callers check first (a SKIP says so).  Gone again with
+ * rmawin_test_tmpdev_del().
+ */
+static inline int rmawin_test_tmpdev_add(const char *ibdev, const char *netdev, const char *ip)
+{
+	char cmd[512], addr[128] = "";
+	int i;
+
+	if (ip)
+		snprintf(addr, sizeof(addr), " && ip addr add %s/24 dev %s", ip, netdev);
+	snprintf(cmd, sizeof(cmd),
+		 "ip link add %s type veth peer name %sp && ip link set %sp up && "
+		 "ip link set %s up%s && rdma link add %s type rxe netdev %s",
+		 netdev, netdev, netdev, netdev, addr, ibdev, netdev);
+	if (rmawin_test_sh(cmd))
+		return -1;
+	snprintf(cmd, sizeof(cmd), "rdma link show %s/1 2>/dev/null | grep -q 'state ACTIVE'",
+		 ibdev);
+	for (i = 0; i < 100; i++, usleep(50000))
+		if (!rmawin_test_sh(cmd))
+			return 0;
+	return -2;
+}
+
+static inline void rmawin_test_tmpdev_del(const char *ibdev, const char *netdev)
+{
+	char cmd[256];
+
+	snprintf(cmd, sizeof(cmd), "rdma link del %s 2>/dev/null; ip link del %s 2>/dev/null",
+		 ibdev, netdev);
+	rmawin_test_sh(cmd);
+}
+
+/* Can this process make devices of its own?  NULL, or why not (for SKIP). */
+static inline const char *rmawin_test_tmpdev_why_not(void)
+{
+	if (geteuid())
+		return "creating an rxe device needs root";
+	if (rmawin_test_sh("command -v rdma >/dev/null && command -v ip >/dev/null"))
+		return "the iproute2 tools ip and rdma are not installed";
+	return NULL;
+}
+
 /*
  * Once every process of a test has exited, nothing of the module's may
  * be left: no endpoint, group, queue pair, window, MR, pinned page or

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <rmawin.h>
 
@@ -415,6 +416,149 @@ THREADS_TEST(operations_go_on_while_a_thread_waits_in_a_barrier, barrier_rank)
 THREADS_TEST(operations_go_on_while_a_thread_waits_for_a_lock, lock_rank)
 THREADS_TEST(operations_go_on_while_a_thread_waits_in_start, start_rank)
 THREADS_TEST(barriers_from_several_threads_at_once, barriers_rank)
+
+/*
+ * Device removal while a thread waits for a lock and another works: the
+ * removal ends the wait (the group goes only after the sleeper left), the
+ * worker's next call fails, and everything is released.
+ */
+#define TMP_IBDEV	"rmwthr"
+#define TMP_NETDEV	"rmwthr0"
+#define TMP_IP		"198.18.97.1"
+
+FIXTURE(tmpdev) {};
+FIXTURE_VARIANT(tmpdev) {
+	int no_ring;
+};
+RMAWIN_TEST_PATH_VARIANT(tmpdev, ring, 0);
+RMAWIN_TEST_PATH_VARIANT(tmpdev, no_ring, 1);
+
+FIXTURE_SETUP(tmpdev)
+{
+	const char *why;
+
+	rmawin_test_path(variant->no_ring);
+	why = rmawin_test_tmpdev_why_not();
+	if (why)
+		SKIP(return, "%s", why);
+	ASSERT_EQ(0, rmawin_test_tmpdev_add(TMP_IBDEV, TMP_NETDEV, TMP_IP))
+		TH_LOG(TMP_IBDEV " could not be made, or never became ACTIVE");
+}
+
+FIXTURE_TEARDOWN(tmpdev)
+{
+	if (!geteuid())
+		rmawin_test_tmpdev_del(TMP_IBDEV, TMP_NETDEV);
+}
+
+struct removal {
+	int port;
+	int parked;		/* rank 0's thread sleeps for the lock */
+	int iters;		/* its worker's rounds before the removal */
+	int lock_ret;
+	int work_ret;
+	int go;			/* the parent looked: free and close */
+};
+
+struct removal_worker {
+	struct rmawin_win *win;
+	struct removal *r;
+	int ret;
+};
+
+/* Put and flush until a call fails (the device goes away). */
+static void *removal_work(void *arg)
+{
+	struct removal_worker *w = arg;
+	uint64_t v = 1;
+	int ret = 0;
+
+	while (!ret) {
+		ret = rmawin_put(w->win, &v, 8, 1, 0) ?: rmawin_flush(w->win, 1);
+		if (!ret)
+			__atomic_add_fetch(&w->r->iters, 1, __ATOMIC_SEQ_CST);
+	}
+	w->ret = ret;
+	return NULL;
+}
+
+static int removal_rank(int rank, int n, void *arg)
+{
+	struct removal *r = arg;
+	struct parked p = { .fn = park_lock, .target = 1 };
+	struct removal_worker w = { .r = r };
+	struct rmawin_win *a, *b;
+	struct rmawin_ep *ep;
+	pthread_t t;
+
+	RMAWIN_TEST_TRY(1, rmawin_test_open_on(TMP_IP, TMP_IBDEV, rank, n, r->port, 20000, &ep));
+	RMAWIN_TEST_TRY(2, rmawin_win_create(ep, mem_a, sizeof(mem_a), 8, 0, &a));
+	RMAWIN_TEST_TRY(3, rmawin_win_create(ep, mem_b, sizeof(mem_b), 8, 0, &b));
+	if (rank == 1)
+		RMAWIN_TEST_TRY(4, rmawin_lock(a, RMAWIN_LOCK_EXCLUSIVE, 1));
+	RMAWIN_TEST_TRY(5, rmawin_barrier(ep));
+	if (rank == 0) {
+		RMAWIN_TEST_TRY(6, rmawin_lock_all(b));
+		w.win = b;
+		if (pthread_create(&t, NULL, removal_work, &w))
+			return 7;
+		p.ep = ep;
+		p.win = a;
+		RMAWIN_TEST_TRY(8, park(&p));
+		__atomic_store_n(&r->parked, 1, __ATOMIC_SEQ_CST);
+		r->lock_ret = unpark(&p);
+		pthread_join(t, NULL);
+		r->work_ret = w.ret;
+	}
+	while (!__atomic_load_n(&r->go, __ATOMIC_SEQ_CST))
+		usleep(10000);
+	/* the device is gone: these fail, and must not hang or leak */
+	rmawin_win_free(b);
+	rmawin_win_free(a);
+	RMAWIN_TEST_TRY(9, rmawin_ep_close(ep));
+	return 0;
+}
+
+TEST_F_TIMEOUT(tmpdev, device_removal_ends_a_thread_s_lock_wait, DEADLINE_S + 60)
+{
+	static const char *const counters[] = { "groups", "qps", "windows", "mrs",
+						"pinned_pages", "reqs" };
+	struct removal *r = rmawin_test_shared(sizeof(*r));
+	double end = rmawin_test_now() + 60;
+	pid_t pids[2];
+	unsigned int c;
+	long v;
+	int i;
+
+	ASSERT_NE(NULL, r);
+	r->port = rmawin_test_ports(2);
+	for (i = 0; i < 2; i++)
+		pids[i] = rmawin_test_fork_rank(i, 2, removal_rank, r);
+	/* the lock wait parked, and the worker going on around it */
+	while ((!__atomic_load_n(&r->parked, __ATOMIC_SEQ_CST) ||
+		__atomic_load_n(&r->iters, __ATOMIC_SEQ_CST) < 20) && rmawin_test_now() < end)
+		usleep(10000);
+	EXPECT_TRUE(r->parked && r->iters >= 20)
+		TH_LOG("parked %d, %d worker rounds: the test never got going", r->parked, r->iters);
+	EXPECT_EQ(0, rmawin_test_sh("timeout 60 rdma link del " TMP_IBDEV));
+	end = rmawin_test_now() + 30;
+	while ((!r->lock_ret || !r->work_ret) && rmawin_test_now() < end)
+		usleep(10000);
+	EXPECT_TRUE(r->lock_ret == -ENODEV || r->lock_ret == -ECONNRESET)
+		TH_LOG("the parked lock returned %d (%s)", r->lock_ret,
+		       rmawin_strerror(r->lock_ret));
+	EXPECT_TRUE(r->work_ret == -ENODEV || r->work_ret == -ECONNRESET)
+		TH_LOG("the worker's last call returned %d (%s)", r->work_ret,
+		       rmawin_strerror(r->work_ret));
+	for (c = 0; c < ARRAY_SIZE(counters); c++) {
+		v = rmawin_stat(counters[c]);
+		EXPECT_EQ(0, v) TH_LOG("'%s' is %ld after the removal", counters[c], v);
+	}
+	__atomic_store_n(&r->go, 1, __ATOMIC_SEQ_CST);
+	EXPECT_EQ(2, rmawin_test_wait_ranks(_metadata, pids, 2, 30));
+	rmawin_test_expect_no_leaks(_metadata);
+	munmap(r, sizeof(*r));
+}
 
 /* What the tests above rely on, said where a library or an MPI can ask. */
 TEST(module_says_threads_do_not_hold_each_other_up)
