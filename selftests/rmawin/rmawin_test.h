@@ -483,6 +483,43 @@ static inline int rmawin_test_run_eps(struct __test_metadata *_metadata, int n,
 #define RMAWIN_TEST_MSG(fmt, ...)						\
 	fprintf(stderr, "#   rank %d: " fmt "\n", rmawin_test_rank, ##__VA_ARGS__)
 
+/* The window ioctls by hand, for tests of their argument checks: -1 and errno on failure. */
+static inline int rmawin_rma_raw(int fd, const struct rmawin_op_desc *ops, __u32 nops)
+{
+	struct rmawin_rma r = {
+		.size = sizeof(r), .ops_ptr = (uintptr_t)ops, .nops = nops,
+		.op_size = sizeof(*ops),
+	};
+
+	return ioctl(fd, RMAWIN_IOC_RMA, &r);
+}
+
+static inline int rmawin_fence_raw(int fd, __u32 win, __u32 flags)
+{
+	struct rmawin_fence f = { .size = sizeof(f), .flags = flags, .win = win };
+
+	return ioctl(fd, RMAWIN_IOC_FENCE, &f);
+}
+
+static inline int rmawin_create_raw(int fd, void *base, __u64 len, __u32 unit, __u32 *win)
+{
+	struct rmawin_win_create c = {
+		.size = sizeof(c), .base = (uintptr_t)base, .length = len, .disp_unit = unit,
+	};
+	int ret = ioctl(fd, RMAWIN_IOC_WIN_CREATE, &c);
+
+	if (!ret)
+		*win = c.win;
+	return ret;
+}
+
+static inline int rmawin_free_raw(int fd, __u32 win)
+{
+	struct rmawin_win_free f = { .size = sizeof(f), .win = win };
+
+	return ioctl(fd, RMAWIN_IOC_WIN_FREE, &f);
+}
+
 /* Run @cmd with sh: its exit status, -1 if it did not exit. */
 static inline int rmawin_test_sh(const char *cmd)
 {
