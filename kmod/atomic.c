@@ -159,7 +159,7 @@ static void rmawin_atomic_done(struct ib_cq *cq, struct ib_wc *wc)
 		if (!req->status)
 			req->status = wc->status == IB_WC_WR_FLUSH_ERR ? -ECONNRESET : -EIO;
 		if (req->peer)
-			rmawin_peer_fail(req->peer, -ECONNRESET);
+			rmawin_peer_lost(req->peer);
 		goto finish;
 	}
 	ib_dma_sync_single_for_cpu(grp->ibdev, grp->bounce_dma[slot], sizeof(u64),
@@ -396,7 +396,6 @@ int rmawin_atomic_win_setup(struct rmawin_win *win)
 {
 	struct rmawin_group *grp = win->ep->group;
 	struct rmawin_remote *r;
-	u32 i;
 	int ret;
 
 	lockdep_assert_held(&win->ep->lock);
@@ -407,25 +406,9 @@ int rmawin_atomic_win_setup(struct rmawin_win *win)
 		if (ret)
 			return ret;
 	}
-	r = kzalloc(sizeof(*r), GFP_KERNEL_ACCOUNT);
+	r = rmawin_desc_self(win);
 	if (!r)
 		return -ENOMEM;
-	r->length = win->length;
-	r->disp_unit = win->disp_unit;
-	r->page_off = rmawin_win_block_off(win);
-	r->chunk = rmawin_win_chunk_bytes(win);
-	r->nmrs = win->nchunks;
-	r->mrs = kvcalloc(r->nmrs, sizeof(*r->mrs), GFP_KERNEL_ACCOUNT);
-	if (r->nmrs && !r->mrs) {
-		kfree(r);
-		return -ENOMEM;
-	}
-	for (i = 0; i < r->nmrs; i++) {
-		r->mrs[i].iova = win->chunks[i].mr->iova;
-		r->mrs[i].rkey = win->chunks[i].mr->rkey;
-	}
-	r->got = r->nmrs;
-	r->done = true;
 	win->self = r;
 	return 0;
 }
@@ -436,9 +419,6 @@ int rmawin_atomic_win_setup(struct rmawin_win *win)
  */
 void rmawin_atomic_win_free(struct rmawin_win *win)
 {
-	if (!win->self)
-		return;
-	kvfree(win->self->mrs);
-	kfree(win->self);
+	rmawin_desc_self_free(win->self);
 	win->self = NULL;
 }

@@ -47,7 +47,7 @@ static void rmawin_group_wake(struct rmawin_group *grp)
 	wake_up_all(&grp->ep->wq);
 }
 
-static void rmawin_peer_do_fail(struct rmawin_peer *peer, int err, bool left)
+static void rmawin_peer_do_fail(struct rmawin_peer *peer, int err, bool lost)
 {
 	struct rmawin_group *grp = peer->grp;
 	unsigned long flags;
@@ -56,11 +56,12 @@ static void rmawin_peer_do_fail(struct rmawin_peer *peer, int err, bool left)
 	spin_lock_irqsave(&grp->lock, flags);
 	state = peer->state;
 	/*
-	 * A peer that left in order fails at its marker (@left): until then
-	 * the flushes of its queue pair (-ECONNRESET) are expected, and what
-	 * it sent before it left is still being dispatched.
+	 * A peer that left in order fails at its marker (rmawin_peer_left()):
+	 * until then the end of its connection (@lost: the flushes of its
+	 * queue pair) is expected, and what it sent before it left is still
+	 * being dispatched.
 	 */
-	if (peer->leaving && !left && err == -ECONNRESET) {
+	if (peer->leaving && lost) {
 		spin_unlock_irqrestore(&grp->lock, flags);
 		return;
 	}
@@ -91,15 +92,31 @@ static void rmawin_peer_do_fail(struct rmawin_peer *peer, int err, bool left)
  *
  * Only a peer that proved itself (or one we gave up on) can fail the
  * group: for one whose connection attempt is in progress, this ends the
- * attempt instead.  A peer that is leaving in order (rmawin_peer_leave())
- * fails of its connection's end only once its last messages are
- * dispatched; any other reason fails it at once.
+ * attempt instead.  Fails even a peer that is leaving in order: for the
+ * end of its connection, use rmawin_peer_lost().
  *
  * Context: any; takes the group's spinlock.
  */
 void rmawin_peer_fail(struct rmawin_peer *peer, int err)
 {
 	rmawin_peer_do_fail(peer, err, false);
+}
+
+/**
+ * rmawin_peer_lost() - the connection to a member ended under us
+ * @peer: the peer
+ *
+ * A work request to it completed in error or was flushed, a post to its
+ * queue pair was refused, or the CM or the device said the connection is
+ * gone.  For a peer leaving in order (rmawin_peer_leave()) that is what
+ * leaving looks like: it fails only once its last messages are dispatched
+ * (rmawin_peer_left()).  Anyone else fails now, with -ECONNRESET.
+ *
+ * Context: any; takes the group's spinlock.
+ */
+void rmawin_peer_lost(struct rmawin_peer *peer)
+{
+	rmawin_peer_do_fail(peer, -ECONNRESET, true);
 }
 
 /**
@@ -110,7 +127,7 @@ void rmawin_peer_fail(struct rmawin_peer *peer, int err)
  */
 void rmawin_peer_left(struct rmawin_peer *peer)
 {
-	rmawin_peer_do_fail(peer, -ECONNRESET, true);
+	rmawin_peer_do_fail(peer, -ECONNRESET, false);
 }
 
 /**
@@ -199,7 +216,7 @@ static void rmawin_qp_event(struct ib_event *ev, void *ctx)
 	case IB_EVENT_QP_FATAL:
 	case IB_EVENT_QP_ACCESS_ERR:
 	case IB_EVENT_QP_REQ_ERR:
-		rmawin_peer_fail(peer, -ECONNRESET);
+		rmawin_peer_lost(peer);
 		break;
 	default:
 		break;
@@ -454,7 +471,7 @@ static int rmawin_cm_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev)
 			/* what it sent before it left is dispatched first */
 			rmawin_peer_leave(peer);
 		else if (READ_ONCE(peer->state) == RMAWIN_PEER_CONNECTED)
-			rmawin_peer_fail(peer, -ECONNRESET);
+			rmawin_peer_lost(peer);
 		else
 			/*
 			 * An initiator that dropped us before its proof: its

@@ -42,6 +42,50 @@ static struct rmawin_win_table *rmawin_table_get(struct rmawin_group *grp, u32 i
 }
 
 /**
+ * rmawin_desc_self() - this rank's own window, as a peer's descriptor gives it
+ * @win: the window, registered
+ *
+ * For what reaches our own window through the device (atomic.c): the
+ * regions as complete as a peer's table entry once its descriptor arrived.
+ *
+ * Return: the description, to free with rmawin_desc_self_free(), or NULL.
+ */
+struct rmawin_remote *rmawin_desc_self(struct rmawin_win *win)
+{
+	struct rmawin_remote *r;
+	u32 i;
+
+	r = kzalloc(sizeof(*r), GFP_KERNEL_ACCOUNT);
+	if (!r)
+		return NULL;
+	r->length = win->length;
+	r->disp_unit = win->disp_unit;
+	r->page_off = rmawin_win_block_off(win);
+	r->chunk = rmawin_win_chunk_bytes(win);
+	r->nmrs = win->nchunks;
+	r->mrs = kvcalloc(r->nmrs, sizeof(*r->mrs), GFP_KERNEL_ACCOUNT);
+	if (r->nmrs && !r->mrs) {
+		kfree(r);
+		return NULL;
+	}
+	for (i = 0; i < r->nmrs; i++) {
+		r->mrs[i].iova = win->chunks[i].mr->iova;
+		r->mrs[i].rkey = win->chunks[i].mr->rkey;
+	}
+	r->got = r->nmrs;
+	r->done = true;
+	return r;
+}
+
+void rmawin_desc_self_free(struct rmawin_remote *r)
+{
+	if (!r)
+		return;
+	kvfree(r->mrs);
+	kfree(r);
+}
+
+/**
  * rmawin_table_free() - free a window's descriptor table
  * @grp: the group
  * @tbl: the table, or NULL

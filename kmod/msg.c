@@ -172,7 +172,7 @@ static void rmawin_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	if (wc->status != IB_WC_SUCCESS) {
 		/* flushes come from tearing the QP down: not a failure */
 		if (wc->status != IB_WC_WR_FLUSH_ERR)
-			rmawin_peer_fail(peer, -ECONNRESET);
+			rmawin_peer_lost(peer);
 		return;
 	}
 	ib_dma_sync_single_for_cpu(peer->grp->ibdev, dma, RMAWIN_CTRL_SIZE,
@@ -186,7 +186,7 @@ static void rmawin_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	    READ_ONCE(peer->state) != RMAWIN_PEER_CONNECTING)
 		return;
 	if (rmawin_post_recv(peer, buf->slot))
-		rmawin_peer_fail(peer, -ECONNRESET);
+		rmawin_peer_lost(peer);
 }
 
 /* The marker of an orderly disconnect: everything the peer sent is dispatched. */
@@ -240,7 +240,7 @@ static void rmawin_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct rmawin_deferred *d = NULL;
 
 	if (wc->status != IB_WC_SUCCESS && wc->status != IB_WC_WR_FLUSH_ERR)
-		rmawin_peer_fail(peer, -ECONNRESET);
+		rmawin_peer_lost(peer);
 	spin_lock_irqsave(&grp->lock, flags);
 	/* a deferred message takes the buffer over at once, in order */
 	if (wc->status == IB_WC_SUCCESS && !list_empty(&peer->deferred)) {
@@ -448,7 +448,7 @@ static int rmawin_msg_post(struct rmawin_peer *peer, int slot, u8 type, u32 arg,
 		spin_lock_irqsave(&grp->lock, flags);
 		__clear_bit(slot, &peer->tx_busy);
 		spin_unlock_irqrestore(&grp->lock, flags);
-		rmawin_peer_fail(peer, -ECONNRESET);
+		rmawin_peer_lost(peer);
 	}
 	return ret;
 }

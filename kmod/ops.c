@@ -51,7 +51,7 @@ static void rmawin_req_done(struct ib_cq *cq, struct ib_wc *wc)
 			req->status = wc->status == IB_WC_WR_FLUSH_ERR ?
 				      -ECONNRESET : -EIO;
 		/* the QP is in error now: nothing more gets through it */
-		rmawin_peer_fail(req->peer, -ECONNRESET);
+		rmawin_peer_lost(req->peer);
 	}
 	if (atomic_dec_and_test(&req->pending))
 		rmawin_req_finish(req);

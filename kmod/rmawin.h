@@ -747,6 +747,7 @@ void rmawin_peer_init(struct rmawin_peer *peer, struct rmawin_group *grp, u32 ra
 int rmawin_peer_connect(struct rmawin_peer *peer);
 void rmawin_peer_destroy_conn(struct rmawin_peer *peer);
 void rmawin_peer_fail(struct rmawin_peer *peer, int err);
+void rmawin_peer_lost(struct rmawin_peer *peer);
 void rmawin_peer_retry(struct rmawin_peer *peer, bool auth_failed);
 void rmawin_peer_protocol_error(struct rmawin_peer *peer);
 void rmawin_peer_leave(struct rmawin_peer *peer);

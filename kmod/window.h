@@ -43,6 +43,8 @@ void rmawin_win_unpin(struct rmawin_win *win);
 /* desc.c */
 int rmawin_win_exchange_descs(struct rmawin_win *win, int status);
 void rmawin_table_free(struct rmawin_group *grp, struct rmawin_win_table *tbl);
+struct rmawin_remote *rmawin_desc_self(struct rmawin_win *win);
+void rmawin_desc_self_free(struct rmawin_remote *r);
 
 /* window.c: the regions' geometry, which the descriptors carry */
 u64 rmawin_win_block_off(const struct rmawin_win *win);
