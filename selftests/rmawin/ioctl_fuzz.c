@@ -7,7 +7,9 @@
  * every ioctl with random and mutated structs (sizes, flags, reserved
  * fields, pointers to nothing, to read-only memory, to the middle of a
  * mapping's end), groups of one and of two (two endpoints of one process,
- * joined by two threads), windows created, allocated and freed, every
+ * joined by two threads), windows created, allocated and freed, with and
+ * without RMAWIN_WIN_SAME_OP (the device's atomics and, in a pair, the
+ * queue pair to itself), every
  * operation between them, the submission ring filled with random
  * descriptors and rung, mmap and munmap of rings and windows while
  * operations run, forks whose children use the parent's endpoints, and
@@ -167,11 +169,14 @@ static void *join_thread(void *arg)
 	return NULL;
 }
 
+/* The pair's window: the same flags on both ranks, same_op (the device's atomics) or not. */
+static __u32 pair_win_flags;
+
 static void *win_thread(void *arg)
 {
 	struct ep *e = arg;
 	struct rmawin_win_create c = { .size = sizeof(c), .length = 8 * 4096, .disp_unit = 1,
-				       .flags = RMAWIN_WIN_ALLOCATE };
+				       .flags = pair_win_flags };
 
 	if (!ioctl(e->fd, RMAWIN_IOC_WIN_CREATE, &c))
 		e->wins[e->nwins++] = c.win;
@@ -194,6 +199,7 @@ static void join_pair(struct ep *a, struct ep *b)
 		return;
 	a->joined = b->joined = 2;
 	/* and one window on both, the pair's only collective after the join */
+	pair_win_flags = RMAWIN_WIN_ALLOCATE | (below(2) ? RMAWIN_WIN_SAME_OP : 0);
 	if (pthread_create(&t, NULL, win_thread, b))
 		return;
 	win_thread(a);
@@ -229,6 +235,8 @@ static void fuzz_win_create(struct ep *e)
 		c.flags = RMAWIN_WIN_ALLOCATE;
 		c.length = 4096 * below(8);
 	}
+	if (!below(4))
+		c.flags |= RMAWIN_WIN_SAME_OP;
 	if (!below(8)) {
 		c.base = fuzz_ptr(c.length);
 		c.length = fuzz_val(c.length);
