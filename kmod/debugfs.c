@@ -53,11 +53,13 @@ static int rmawin_ep_stats_show(struct seq_file *m, void *unused)
 	struct rmawin_group *grp;
 
 	seq_printf(m, "pid %d\n", pid_nr(ep->pid));
+	/* threads waiting for peers (a barrier, a lock, a POST...), without the lock */
+	seq_printf(m, "waiting %u\n", READ_ONCE(ep->sleepers));
 	/*
-	 * The lock keeps the group from going away under us; but a call
-	 * that waits for peers (a barrier, a lock, a window's creation)
-	 * holds it as long as they take, and a reader must not wait for a
-	 * job: then the endpoint is "busy" and its group fields are left out.
+	 * The lock keeps the group from going away under us.  No call holds
+	 * it while it waits for peers, but one may for a round trip (a flush,
+	 * a join), and a reader waits for nobody: then the endpoint is
+	 * "busy" and its group fields are left out.
 	 */
 	if (mutex_trylock(&ep->lock)) {
 		grp = ep->group;

@@ -129,7 +129,8 @@ void rmawin_ep_put(struct rmawin_ep *ep)
 void rmawin_ep_sleep(struct rmawin_ep *ep, struct rmawin_win *win)
 {
 	lockdep_assert_held(&ep->lock);
-	ep->sleepers++;
+	/* debugfs reads it without the lock */
+	WRITE_ONCE(ep->sleepers, ep->sleepers + 1);
 	if (win)
 		win->waiters++;
 	mutex_unlock(&ep->lock);
@@ -145,8 +146,9 @@ void rmawin_ep_wake(struct rmawin_ep *ep, struct rmawin_win *win)
 	mutex_lock(&ep->lock);
 	if (win)
 		win->waiters--;
+	WRITE_ONCE(ep->sleepers, ep->sleepers - 1);
 	/* rmawin_ep_group_drop() may wait for the last one */
-	if (!--ep->sleepers)
+	if (!ep->sleepers)
 		wake_up_all(&ep->wq);
 }
 
