@@ -1,6 +1,7 @@
 #!/bin/bash
 # The report of bench/mpi/osu.sh run, on the host: from build/osu/raw/
-#   build/osu/results.csv   bench,window,sync,size,stack,value,unit,status
+#   build/osu/results.csv   bench,window,sync,size,stack,value,unit,rxe_pkts,
+#                           over_rxe,status
 #   build/osu/table.txt     the side-by-side table, every size
 #   build/osu/*.png         gnuplot: each program's default -s mode against
 #                           size (both window flavors), and overlap.png
@@ -19,7 +20,7 @@ stacks=(rmawin-ompi rmawin-mpich ompi-osc-ucx ompi-osc-rdma mpich-ucx)
 # one row with size "-" and its reason; a stack whose check failed, the
 # check's reason.
 {
-	echo "bench,window,sync,size,stack,value,unit,status"
+	echo "bench,window,sync,size,stack,value,unit,rxe_pkts,over_rxe,status"
 	for st in "${stacks[@]}"; do
 		d=$raw/$st
 		[[ -d $d ]] || continue
@@ -29,20 +30,28 @@ stacks=(rmawin-ompi rmawin-mpich ompi-osc-ucx ompi-osc-rdma mpich-ucx)
 			[[ $n == check ]] && continue
 			IFS=. read -r prog win sync <<<"$n"
 			status=$(cat "$f")
+			pkts=$(cat "$d/$n.rxe_pkts" 2>/dev/null || echo "")
+			# over_rxe: no if rxe0 sent fewer packets during the run than the
+			# run made timed operations (55 per size for latencies, 4 x 16
+			# for bandwidths, 30 for overlap): then they did not all cross it
 			awk -v prog="$prog" -v win="$win" -v sync="$sync" -v st="$st" \
-				-v status="$status" '
+				-v status="$status" -v pkts="$pkts" '
 				function q(s) { gsub(/"/, "\"\"", s); return "\"" s "\"" }
 				prog == "overlap" && $1 == "overlap" {
-					printf "overlap_%s,%s,lock,%s,%s,%s,us,ok\n", $2, $3, $5, st, $7; n++; next }
+					row[++n] = sprintf("overlap_%s,%s,lock,%s,%s,%s,us", $2, $3, $5, st, $7)
+					ops += 6; next }
 				prog != "overlap" && /^[0-9]+[ \t]+[0-9.]+[ \t]*$/ {
 					unit = (prog ~ /_bw|_bibw/) ? "MB/s" : "us"
-					printf "%s,%s,%s,%s,%s,%s,%s,ok\n", prog, win, sync, $1, st, $2, unit; n++ }
-				END { if (status != "ok")
-					printf "%s,%s,%s,-,%s,,,%s\n", prog, win, sync, st, q(status) }
+					row[++n] = sprintf("%s,%s,%s,%s,%s,%s,%s", prog, win, sync, $1, st, $2, unit)
+					ops += (unit == "us") ? 55 : 64 }
+				END { rx = (pkts == "" || pkts + 0 >= ops) ? "yes" : "no"
+					for (i = 1; i <= n; i++) printf "%s,%s,%s,ok\n", row[i], pkts, rx
+					if (status != "ok")
+						printf "%s,%s,%s,-,%s,,,%s,,%s\n", prog, win, sync, st, pkts, q(status) }
 			' "$d/$n.txt"
 		done
 		if [[ $chk != ok ]]; then
-			echo "all,-,-,-,$st,,,$(printf '"%s"' "${chk//\"/\"\"}")"
+			echo "all,-,-,-,$st,,,,,$(printf '"%s"' "${chk//\"/\"\"}")"
 		fi
 	done
 } >"$csv.tmp"
@@ -66,28 +75,25 @@ table() {
 		{ seen[st] = 1; key = $1 SUBSEP $2 SUBSEP $3
 		  if ($4 == "-") { fail[key, st] = 1; keys[key] = 1; next }
 		  if (sizes != "all" && $1 !~ /^overlap/ && !($4 in want)) next
-		  rows[key, $4] = 1; keys[key] = 1; val[key, $4, st] = $6; unit[key] = $7 }
+		  rows[key, $4] = 1; keys[key] = 1; unit[key] = $7
+		  val[key, $4, st] = $6 ($9 == "no" ? "*" : "") }
 		END {
 			for (i = 1; i <= ns; i++) if (so[i] in seen) cols[++nc] = so[i]
-			printf "%-20s %-8s %-11s %8s %-5s", "benchmark", "window", "sync", "size", "unit"
+			printf "%s\t%-20s %-8s %-11s %8s %-5s", "0", "benchmark", "window", "sync", "size", "unit"
 			for (c = 1; c <= nc; c++) printf " %13s", cols[c]; printf "\n"
-			# sort the rows: program, window, sync, size
-			n = 0
+			# each row behind its sort key: program, window, sync, size
 			for (r in rows) { split(r, k, SUBSEP)
-				s = sprintf("%02d%d%d%012d", prank[k[1]], wrank[k[2]], yrank[k[3]], k[4])
-				sorted[++n] = s SUBSEP r }
-			asort(sorted)
-			for (i = 1; i <= n; i++) { split(sorted[i], k, SUBSEP)
-				key = k[2] SUBSEP k[3] SUBSEP k[4]
-				printf "%-20s %-8s %-11s %8s %-5s", k[2], k[3], k[4], k[5], unit[key]
+				key = k[1] SUBSEP k[2] SUBSEP k[3]
+				printf "%02d%d%d%012d\t%-20s %-8s %-11s %8s %-5s", prank[k[1]], wrank[k[2]],
+					yrank[k[3]], k[4], k[1], k[2], k[3], k[4], unit[key]
 				for (c = 1; c <= nc; c++) { st = cols[c]
 					if (st in dead) v = "fails"
-					else if ((key, k[5], st) in val) v = val[key, k[5], st]
+					else if ((key, k[4], st) in val) v = val[key, k[4], st]
 					else if ((key, st) in fail) v = "failed"
 					else v = "-"
 					printf " %13s", v }
 				printf "\n" }
-		}' "$csv"
+		}' "$csv" | sort | cut -f2-
 }
 
 table all >"$out/table.txt"
@@ -99,6 +105,10 @@ rm -rf "$pd"
 mkdir -p "$pd"
 awk -F, -v pd="$pd" 'NR > 1 && $4 != "-" && $6 != "" {
 	f = pd "/" $1 "." $2 "." $3 "." $5 ".dat"; print $4, $6 >> f }' "$csv"
+join_by_comma() {
+	local IFS=,
+	echo "$*"
+}
 plot_one() {
 	local prog=$1 sync=$2 ylabel=$3 w st f lines=()
 	local png=$out/$prog.png
@@ -109,7 +119,6 @@ plot_one() {
 		done
 	done
 	((${#lines[@]})) || return 0
-	local IFS=,
 	gnuplot <<-EOF
 		set terminal png size 900,560
 		set output '$png'
@@ -120,7 +129,7 @@ plot_one() {
 		set ylabel '$ylabel'
 		set key outside right
 		set grid
-		plot ${lines[*]}
+		plot $(join_by_comma "${lines[@]}")
 	EOF
 }
 for p in osu_put_latency osu_get_latency osu_acc_latency osu_get_acc_latency; do
@@ -151,13 +160,15 @@ done
 
 lines=()
 for op in acc fop; do
-	for st in "${stacks[@]}"; do
-		f=$pd/overlap_$op.allocate.lock.$st.dat
-		[[ -s $f ]] && lines+=("'$f' using 0:2:xtic(1) with linespoints title '$st $op'")
+	for w in create allocate; do
+		for st in "${stacks[@]}"; do
+			f=$pd/overlap_$op.$w.lock.$st.dat
+			[[ -s $f ]] && lines+=("'$f' using 0:2:xtic(1) with linespoints title '$st $op -w $w'")
+		done
 	done
 done
 if ((${#lines[@]})); then
-	IFS=, gnuplot <<-EOF
+	gnuplot <<-EOF
 		set terminal png size 900,560
 		set output '$out/overlap.png'
 		set title 'lock, accumulate or fetch\_and\_op, unlock while the target computes'
@@ -166,7 +177,7 @@ if ((${#lines[@]})); then
 		set logscale y
 		set key outside right
 		set grid
-		plot ${lines[*]}
+		plot $(join_by_comma "${lines[@]}")
 	EOF
 fi
 
@@ -176,14 +187,16 @@ for st in "${stacks[@]}"; do
 	[[ -f $raw/$st/check.status ]] || continue
 	printf '  %-14s %s (rxe0 packets in its check: %s)\n' "$st" "$(cat "$raw/$st/check.status")" \
 		"$(cat "$raw/$st/check.rxe_pkts" 2>/dev/null || echo ?)"
-	grep -l -v '^ok$' "$raw/$st"/*.status 2>/dev/null | grep -v check.status |
-		while read -r f; do
-			printf '    %s: %s\n' "$(basename "$f" .status)" "$(cat "$f")"
-		done
+	for f in "$raw/$st"/*.status; do
+		[[ $f == */check.status || $(cat "$f") == ok ]] && continue
+		printf '    %s: %s\n' "$(basename "$f" .status)" "$(cat "$f")"
+	done
 done
 echo
 echo "osu: the table at 8 B, 1 KiB, 64 KiB and 1 MiB (every size: $out/table.txt);"
-echo "     latency in us (less is better), bandwidth in MB/s (more is better)"
+echo "     latency in us (less is better), bandwidth in MB/s (more is better);"
+echo "     * rxe0 carried fewer packets than the run made operations: not over rxe;"
+echo "     fails: the stack's check failed (above); failed: this run failed (above)"
 table "8 1024 65536 1048576"
 echo
 echo "osu: wrote $csv, $out/table.txt and $(find "$out" -maxdepth 1 -name '*.png' | wc -l) plots in $out"
