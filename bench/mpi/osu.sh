@@ -250,6 +250,25 @@ probe() {
 			echo "    fails: $(why "$f" "$rc"), rxe0 sent $(($(rxe_pkts) - pk0)) packets"
 		fi
 	}
+	# UCX alone, without MPI: ucx_perftest's tag latency over ud_verbs, the
+	# server in the background, on the GID UCX picks and on GID 0
+	local g
+	for g in auto 0; do
+		echo "=== UCX alone: ucx_perftest -t tag_lat over ud_verbs, UCX_IB_GID_INDEX=$g"
+		pk0=$(rxe_pkts)
+		UCX_TLS=ud_verbs UCX_NET_DEVICES=rxe0:1 UCX_IB_GID_INDEX=$g UCX_UD_TIMEOUT=10s \
+			timeout 30 ucx_perftest -t tag_lat -n 200 >"$f.srv" 2>&1 &
+		sleep 2
+		rc=0
+		UCX_TLS=ud_verbs UCX_NET_DEVICES=rxe0:1 UCX_IB_GID_INDEX=$g UCX_UD_TIMEOUT=10s \
+			timeout 25 ucx_perftest 127.0.0.1 -t tag_lat -n 200 >"$f" 2>&1 || rc=$?
+		wait || true
+		if ((rc == 0)); then
+			echo "    ok: $(grep Final "$f" | tr -s ' ' | cut -d' ' -f1-5) (us), rxe0 sent $(($(rxe_pkts) - pk0)) packets"
+		else
+			echo "    fails: $(why "$f.srv" "$rc"), rxe0 sent $(($(rxe_pkts) - pk0)) packets"
+		fi
+	done
 	try "Open MPI, pml ucx + osc ucx, UCX over rc_verbs+ud_verbs (issue 14's)" \
 		"${ompi[@]}" --mca pml ucx --mca osc ucx "${u[@]}" -x UCX_TLS=self,rc_verbs,ud_verbs "$ob" "${a[@]}"
 	try "Open MPI, pml ucx + osc ucx, UCX_IB_GID_INDEX=1 (the IPv4 GID)" \
