@@ -46,8 +46,10 @@ stacks=(rmawin-ompi rmawin-mpich ompi-osc-ucx ompi-osc-rdma mpich-ucx)
 					ops += (unit == "us") ? 55 : 64 }
 				END { rx = (pkts == "" || pkts + 0 >= ops) ? "yes" : "no"
 					for (i = 1; i <= n; i++) printf "%s,%s,%s,ok\n", row[i], pkts, rx
-					if (status != "ok")
-						printf "%s,%s,%s,-,%s,,,%s,,%s\n", prog, win, sync, st, pkts, q(status) }
+					if (status == "ok") exit
+					# overlap rows are overlap_OP with sync "lock"
+					if (prog == "overlap") { prog = prog "_" sync; sync = "lock" }
+					printf "%s,%s,%s,-,%s,,,%s,,%s\n", prog, win, sync, st, pkts, q(status) }
 			' "$d/$n.txt"
 		done
 		if [[ $chk != ok ]]; then
