@@ -14,7 +14,8 @@
 # The source stays where it is (OSU_SRC, default ../shared/osu-micro-benchmarks-5.7
 # beside the checkout): nothing of it is copied into the project.
 # Environment: STACKS (which columns to run, default all), OSU_PROGRAMS (which
-# programs, default overlap and the nine OSU ones), OSU_BUDGET (seconds
+# programs, default overlap and the nine OSU ones; a run replaces only their
+# results), OSU_BUDGET (seconds
 # the matrix may take in the guest, default 1350; the peers stop at 85% of
 # it: what is left is reported as skipped), OSU_TIMEOUT (one program run, default 60 s).
 set -euo pipefail
@@ -159,9 +160,12 @@ run_one() {
 run() {
 	local st p w s mpi start=$SECONDS n=0 args
 	local -A hung=()
+	# a run replaces what it runs and keeps the rest (OSU_PROGRAMS)
 	for st in "${stacks[@]}"; do
-		rm -rf "${raw:?}/$st"
 		mkdir -p "$raw/$st"
+		for p in check "${programs[@]}"; do
+			rm -f "$raw/$st/$p".*
+		done
 	done
 	{
 		uname -r

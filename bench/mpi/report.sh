@@ -122,7 +122,7 @@ plot_one() {
 	done
 	((${#lines[@]})) || return 0
 	gnuplot <<-EOF
-		set terminal png size 900,560
+		set terminal png size 900,560 noenhanced
 		set output '$png'
 		set title '$prog -s $sync (2 ranks, one guest, rxe0)'
 		set logscale x 2
@@ -147,7 +147,7 @@ for p in osu_fop_latency osu_cas_latency; do
 		print $5 "/" $2 "/" $3, $6 }' "$csv" | sort >"$pd/$p.bars"
 	[[ -s $pd/$p.bars ]] || continue
 	gnuplot <<-EOF
-		set terminal png size 1100,560
+		set terminal png size 1100,560 noenhanced
 		set output '$out/$p.png'
 		set title '$p, 8 bytes (2 ranks, one guest, rxe0)'
 		set style data histograms
@@ -171,9 +171,9 @@ for op in acc fop; do
 done
 if ((${#lines[@]})); then
 	gnuplot <<-EOF
-		set terminal png size 900,560
+		set terminal png size 900,560 noenhanced
 		set output '$out/overlap.png'
-		set title 'lock, accumulate or fetch\_and\_op, unlock while the target computes'
+		set title 'lock, accumulate or fetch_and_op, unlock while the target computes'
 		set xlabel "target's compute time T (us)"
 		set ylabel "origin's time (us), median"
 		set logscale y
