@@ -50,7 +50,7 @@ stacks=(rmawin-ompi rmawin-mpich ompi-osc-ucx ompi-osc-rdma mpich-ucx)
 					# overlap rows are overlap_OP with sync "lock"
 					if (prog == "overlap") { prog = prog "_" sync; sync = "lock" }
 					printf "%s,%s,%s,-,%s,,,%s,,%s\n", prog, win, sync, st, pkts, q(status) }
-			' "$d/$n.txt"
+			' "$([[ -f $d/$n.txt ]] && echo "$d/$n.txt" || echo /dev/null)"
 		done
 		if [[ $chk != ok ]]; then
 			echo "all,-,-,-,$st,,,,,$(printf '"%s"' "${chk//\"/\"\"}")"
@@ -75,7 +75,7 @@ table() {
 		{ $0 = $0; st = $5 }
 		$1 == "all" { dead[st] = unq(substr($0, index($0, ",\"") + 1)); seen[st] = 1; next }
 		{ seen[st] = 1; key = $1 SUBSEP $2 SUBSEP $3
-		  if ($4 == "-") { fail[key, st] = 1; keys[key] = 1; next }
+		  if ($4 == "-") { fail[key, st] = ($0 ~ /,"skipped/) ? "skipped" : "failed"; keys[key] = 1; next }
 		  if (sizes != "all" && $1 !~ /^overlap/ && !($4 in want)) next
 		  rows[key, $4] = 1; keys[key] = 1; unit[key] = $7
 		  val[key, $4, st] = $6 ($9 == "no" ? "*" : "") }
@@ -91,7 +91,7 @@ table() {
 				for (c = 1; c <= nc; c++) { st = cols[c]
 					if (st in dead) v = "fails"
 					else if ((key, k[4], st) in val) v = val[key, k[4], st]
-					else if ((key, st) in fail) v = "failed"
+					else if ((key, st) in fail) v = fail[key, st]
 					else v = "-"
 					printf " %13s", v }
 				printf "\n" }
@@ -198,7 +198,7 @@ echo
 echo "osu: the table at 8 B, 1 KiB, 64 KiB and 1 MiB (every size: $out/table.txt);"
 echo "     latency in us (less is better), bandwidth in MB/s (more is better);"
 echo "     * rxe0 carried fewer packets than the run made operations: not over rxe;"
-echo "     fails: the stack's check failed (above); failed: this run failed (above)"
+echo "     fails: the stack's check failed; failed, skipped: this run (reasons above)"
 table "8 1024 65536 1048576"
 echo
 echo "osu: wrote $csv, $out/table.txt and $(find "$out" -maxdepth 1 -name '*.png' | wc -l) plots in $out"
