@@ -147,7 +147,8 @@ for p in osu_fop_latency osu_cas_latency; do
 		print $5 "/" $2 "/" $3, $6 }' "$csv" | sort >"$pd/$p.bars"
 	[[ -s $pd/$p.bars ]] || continue
 	gnuplot <<-EOF
-		set terminal png size 1100,560 noenhanced
+		set terminal png size 1200,720 noenhanced
+		set bmargin 16
 		set output '$out/$p.png'
 		set title '$p, 8 bytes (2 ranks, one guest, rxe0)'
 		set style data histograms
