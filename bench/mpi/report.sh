@@ -106,18 +106,21 @@ pd=$out/plot
 rm -rf "$pd"
 mkdir -p "$pd"
 awk -F, -v pd="$pd" 'NR > 1 && $4 != "-" && $6 != "" {
-	f = pd "/" $1 "." $2 "." $3 "." $5 ".dat"; print $4, $6 >> f }' "$csv"
+	f = pd "/" $1 "." $2 "." $3 "." $5; print $4, $6 >> (f ".dat")
+	if ($9 == "no") print "" > (f ".shm") }' "$csv"
 join_by_comma() {
 	local IFS=,
 	echo "$*"
 }
 plot_one() {
-	local prog=$1 sync=$2 ylabel=$3 w st f lines=()
+	local prog=$1 sync=$2 ylabel=$3 w st f t lines=()
 	local png=$out/$prog.png
 	for w in create allocate; do
 		for st in "${stacks[@]}"; do
 			f=$pd/$prog.$w.$sync.$st.dat
-			[[ -s $f ]] && lines+=("'$f' using 1:2 with linespoints title '$st -w $w'")
+			t="$st -w $w"
+			[[ -e ${f%.dat}.shm ]] && t+=" (not over rxe0)"
+			[[ -s $f ]] && lines+=("'$f' using 1:2 with linespoints title '$t'")
 		done
 	done
 	((${#lines[@]})) || return 0
