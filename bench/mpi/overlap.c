@@ -66,7 +66,8 @@ static double pct(const double *v, int n, double p)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: overlap [-w create|allocate] [-o acc|fop] [-t T1,T2,...] [-i ITERS]\n");
+	fprintf(stderr, "usage: overlap [-w create|allocate] [-o acc|fop]"
+		" [-t T1,T2,...] [-i ITERS]\n");
 }
 
 int main(int argc, char **argv)
@@ -154,7 +155,8 @@ int main(int argc, char **argv)
 		}
 		if (rank == 0) {
 			qsort(samples, iters, sizeof(*samples), cmp_double);
-			printf("overlap %s %s T_us %.0f median_us %.2f p10_us %.2f p90_us %.2f n %d\n",
+			printf("overlap %s %s T_us %.0f median_us %.2f p10_us %.2f"
+			       " p90_us %.2f n %d\n",
 			       op, win_kind, ts[t], pct(samples, iters, 0.5),
 			       pct(samples, iters, 0.1), pct(samples, iters, 0.9), iters);
 			fflush(stdout);
