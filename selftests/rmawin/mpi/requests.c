@@ -163,7 +163,7 @@ static void after_epoch(int *buf)
 	fill(buf, N, mt_rank + 21);
 	MPI_OK(MPI_Rput(buf, N, MPI_INT, right, 0, N, MPI_INT, win, &r[0]));
 	MPI_OK(MPI_Rget(&back, 1, MPI_INT, MPI_PROC_NULL, 0, 1, MPI_INT, win, &r[1]));
-	MPI_OK(MPI_Rput(&v, 1, MPI_INT, left, N, 1, MPI_INT, win, &r[2]));
+	MPI_OK(MPI_Rput(&v, 1, MPI_INT, left, N * sizeof(int), 1, MPI_INT, win, &r[2]));
 	flag = 0;
 	while (!flag)
 		MPI_OK(MPI_Testall(3, r, &flag, st));
