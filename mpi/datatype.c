@@ -52,7 +52,8 @@ _Static_assert(sizeof(MPI_Aint) == 8 && sizeof(MPI_Offset) == 8, "64-bit MPI_Ain
  * @size: out: its size in bytes
  *
  * Return: MPI_SUCCESS, or MPI_ERR_TYPE for a datatype rmawin cannot
- * combine (long double, complex, the MINLOC/MAXLOC pairs, derived types).
+ * combine (long double, complex, the MINLOC/MAXLOC pairs, derived types;
+ * ops.c combines the 8-byte pairs itself).
  */
 int rmpi_type_to_rmawin(MPI_Datatype type, enum rmawin_type *rt, int *size)
 {
@@ -72,8 +73,8 @@ int rmpi_type_to_rmawin(MPI_Datatype type, enum rmawin_type *rt, int *size)
  * @rt: the element type it will combine
  * @ro: out: rmawin's op
  *
- * Return: MPI_SUCCESS; MPI_ERR_TYPE for MPI_MINLOC and MPI_MAXLOC (their
- * pair datatypes are not supported); MPI_ERR_OP for a user-defined op or
+ * Return: MPI_SUCCESS; MPI_ERR_OP for MPI_MINLOC and MPI_MAXLOC (defined on
+ * the pair types only, which ops.c combines itself), a user-defined op or
  * one MPI does not define on @rt (bitwise or logical ops on floating point).
  */
 int rmpi_op_to_rmawin(MPI_Op op, enum rmawin_type rt, enum rmawin_op *ro)
@@ -89,7 +90,7 @@ int rmpi_op_to_rmawin(MPI_Op op, enum rmawin_type rt, enum rmawin_op *ro)
 	int fp = rt == RMAWIN_FLOAT || rt == RMAWIN_DOUBLE;
 
 	if (op == MPI_MINLOC || op == MPI_MAXLOC)
-		return MPI_ERR_TYPE;
+		return MPI_ERR_OP;
 	for (size_t i = 0; i < ARRAY_SIZE(ops); i++) {
 		if (ops[i].op == op) {
 			if (ops[i].ints_only && fp)

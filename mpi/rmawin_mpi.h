@@ -91,6 +91,9 @@ struct rmpi_layout {
 	struct rmpi_block one;
 };
 
+/* request.c */
+void rmpi_req_settle(struct rmpi_win *w, int target, int code);
+
 /* datatype.c */
 int rmpi_layout_build(MPI_Datatype type, int count, struct rmpi_layout *l);
 void rmpi_layout_free(struct rmpi_layout *l);

@@ -171,10 +171,14 @@ static int rmpi_sync_target(MPI_Win win, int rank, int (*fn)(struct rmawin_win *
 {
 	struct rmpi_win *w = rmpi_win_lookup(win);
 	int code = rmpi_target_check(w, rank);
+	int err;
 
 	if (code)
 		return code == 1 ? MPI_SUCCESS : code;
-	return rmpi_sync_result(w, what, fn(w->rw, rank));
+	err = fn(w->rw, rank);
+	if (!err)	/* each of them completes the operations to @rank locally */
+		rmpi_req_settle(w, rank, MPI_SUCCESS);
+	return rmpi_sync_result(w, what, err);
 }
 
 int MPI_Win_unlock(int rank, MPI_Win win)
@@ -198,45 +202,52 @@ int MPI_Win_flush_local(int rank, MPI_Win win)
 	return rmpi_sync_target(win, rank, rmawin_flush_local, "flush_local");
 }
 
-/* lock_all, unlock_all, flush_all, flush_local_all, sync: the whole window */
-static int rmpi_sync_all(MPI_Win win, int (*fn)(struct rmawin_win *), const char *what)
+/*
+ * lock_all, unlock_all, flush_all, flush_local_all, sync: the whole window;
+ * @completes: @fn completes every operation locally
+ */
+static int rmpi_sync_all(MPI_Win win, int (*fn)(struct rmawin_win *), const char *what,
+			 int completes)
 {
 	struct rmpi_win *w = rmpi_win_lookup(win);
+	int err = fn(w->rw);
 
-	return rmpi_sync_result(w, what, fn(w->rw));
+	if (!err && completes)
+		rmpi_req_settle(w, -1, MPI_SUCCESS);
+	return rmpi_sync_result(w, what, err);
 }
 
 int MPI_Win_lock_all(int assert, MPI_Win win)
 {
 	if (!rmpi_win_lookup(win))
 		return PMPI_Win_lock_all(assert, win);
-	return rmpi_sync_all(win, rmawin_lock_all, "lock_all");
+	return rmpi_sync_all(win, rmawin_lock_all, "lock_all", 0);
 }
 
 int MPI_Win_unlock_all(MPI_Win win)
 {
 	if (!rmpi_win_lookup(win))
 		return PMPI_Win_unlock_all(win);
-	return rmpi_sync_all(win, rmawin_unlock_all, "unlock_all");
+	return rmpi_sync_all(win, rmawin_unlock_all, "unlock_all", 1);
 }
 
 int MPI_Win_flush_all(MPI_Win win)
 {
 	if (!rmpi_win_lookup(win))
 		return PMPI_Win_flush_all(win);
-	return rmpi_sync_all(win, rmawin_flush_all, "flush_all");
+	return rmpi_sync_all(win, rmawin_flush_all, "flush_all", 1);
 }
 
 int MPI_Win_flush_local_all(MPI_Win win)
 {
 	if (!rmpi_win_lookup(win))
 		return PMPI_Win_flush_local_all(win);
-	return rmpi_sync_all(win, rmawin_flush_local_all, "flush_local_all");
+	return rmpi_sync_all(win, rmawin_flush_local_all, "flush_local_all", 1);
 }
 
 int MPI_Win_sync(MPI_Win win)
 {
 	if (!rmpi_win_lookup(win))
 		return PMPI_Win_sync(win);
-	return rmpi_sync_all(win, rmawin_sync, "sync");
+	return rmpi_sync_all(win, rmawin_sync, "sync", 0);
 }

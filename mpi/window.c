@@ -209,6 +209,8 @@ int MPI_Win_free(MPI_Win *win)
 	code = rmpi_errclass(err);
 	if (err)
 		rmpi_debug("win_free: %s", rmawin_strerror(err));
+	/* its operations are over: no request may lead to it any more */
+	rmpi_req_settle(w, -1, code);
 	rmpi_last_win = MPI_WIN_NULL;
 	rmpi_last = NULL;
 	if (code != MPI_SUCCESS)

@@ -13,7 +13,7 @@ top=$PWD
 # shellcheck source=selftests/rmawin/tap.sh
 . selftests/rmawin/tap.sh
 
-progs=(sync_modes types comms errors same_op)
+progs=(sync_modes types comms errors same_op requests)
 np=${MPI_TEST_NP:-4}
 tmo=${MPI_TEST_TIMEOUT:-180}
 # MPICH's UCX would wire up over the soft-RoCE device's UD queue pairs,

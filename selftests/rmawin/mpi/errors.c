@@ -26,7 +26,7 @@ static void count_errors(MPI_Win *win, int *code, ...)
 /* errors that need no epoch, or are about the epoch */
 static void sync_errors(MPI_Win win, int *buf)
 {
-	int v = 1;
+	int v = 1, pair[2] = { 1, 2 };
 
 	/* no epoch yet: no access to anyone */
 	EXPECT(MPI_ERR_RMA_SYNC, MPI_Put(&v, 1, MPI_INT, 0, 0, 1, MPI_INT, win));
@@ -35,6 +35,9 @@ static void sync_errors(MPI_Win win, int *buf)
 	EXPECT(MPI_ERR_RMA_SYNC, MPI_Win_wait(win));
 	EXPECT(MPI_ERR_RMA_SYNC, MPI_Win_unlock_all(win));
 	EXPECT(MPI_ERR_RMA_SYNC, MPI_Win_flush(0, win));
+	/* MINLOC's compare-and-swap loop needs a passive-target epoch */
+	EXPECT(MPI_ERR_RMA_SYNC, MPI_Accumulate(pair, 1, MPI_2INT, 0, 0, 1, MPI_2INT, MPI_MINLOC,
+						win));
 	EXPECT(MPI_ERR_LOCKTYPE, MPI_Win_lock(12345, 0, 0, win));
 	EXPECT(MPI_ERR_RANK, MPI_Win_lock(MPI_LOCK_SHARED, mt_size, 0, win));
 	/* locked twice */
@@ -50,6 +53,7 @@ static void op_errors(MPI_Win win)
 	double d = 1.0;
 	int v[2] = { 1, 2 }, pair[2] = { 3, 4 }, res[2];
 	long double ld = 1.0L;
+	struct { double v; int i; } dpair = { 1.0, 0 };
 
 	MPI_OK(MPI_Win_lock_all(0, win));
 	EXPECT(MPI_ERR_RANK, MPI_Put(v, 1, MPI_INT, mt_size, 0, 1, MPI_INT, win));
@@ -62,8 +66,10 @@ static void op_errors(MPI_Win win)
 	EXPECT(MPI_ERR_TYPE, MPI_Put(v, 2, MPI_INT, 0, 0, 1, MPI_INT, win));
 	EXPECT(MPI_ERR_OP, MPI_Accumulate(&d, 1, MPI_DOUBLE, 0, 0, 1, MPI_DOUBLE, MPI_BAND, win));
 	EXPECT(MPI_ERR_OP, MPI_Accumulate(v, 1, MPI_INT, 0, 0, 1, MPI_INT, MPI_OP_NULL, win));
-	EXPECT(MPI_ERR_TYPE, MPI_Accumulate(pair, 1, MPI_2INT, 0, 0, 1, MPI_2INT, MPI_MINLOC,
-					    win));
+	/* MINLOC/MAXLOC: 8-byte pairs only (a 16-byte one needs a 16-byte CAS) */
+	EXPECT(MPI_ERR_TYPE, MPI_Accumulate(&dpair, 1, MPI_DOUBLE_INT, 0, 0, 1, MPI_DOUBLE_INT,
+					    MPI_MINLOC, win));
+	EXPECT(MPI_ERR_OP, MPI_Accumulate(v, 1, MPI_INT, 0, 0, 1, MPI_INT, MPI_MAXLOC, win));
 	EXPECT(MPI_ERR_TYPE, MPI_Accumulate(pair, 1, MPI_2INT, 0, 0, 1, MPI_2INT, MPI_SUM, win));
 	EXPECT(MPI_ERR_TYPE, MPI_Accumulate(&ld, 1, MPI_LONG_DOUBLE, 0, 0, 1, MPI_LONG_DOUBLE,
 					    MPI_SUM, win));

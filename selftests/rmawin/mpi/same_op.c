@@ -5,7 +5,8 @@
  * to one int64 counter on rank 0 with MPI_Fetch_and_op under a shared
  * lock_all, rank 0 included; the counter ends exact, each rank's fetched
  * values rise strictly, and the module's nic_atomics counter grew by at
- * least one per operation.  The same on a window without the key, where
+ * least one per operation (the counters of every guest the job spans added
+ * up).  The same on a window without the key, where
  * the counter must not grow (MT_REAL_MPI=1 leaves the counters out).
  */
 #include <stdint.h>
@@ -51,17 +52,33 @@ static void count_up(MPI_Win win, int64_t *counter)
 	MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
 }
 
-/* how much nic_atomics grew over one count_up() of every rank */
+/* the ranks of this rank's node (guest): the counter is the node's */
+static MPI_Comm node_comm;
+
+/*
+ * How much nic_atomics grew over one count_up() of every rank, added up
+ * over the nodes the job runs on (one rank of each reads its node's
+ * counter); -1 if a node could not read it.
+ */
 static long counted(MPI_Win win, int64_t *counter)
 {
-	long before, after;
+	long before, after, grew, sum;
+	int node_rank;
 
+	MPI_OK(MPI_Comm_rank(node_comm, &node_rank));
 	MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
 	before = nic_atomics();
 	MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
 	count_up(win, counter);
 	after = nic_atomics();
-	return before < 0 || after < 0 ? -1 : after - before;
+	grew = before < 0 || after < 0 ? -1 : after - before;
+	if (node_rank != 0)
+		grew = 0;
+	MPI_OK(MPI_Allreduce(&grew, &sum, 1, MPI_LONG, MPI_MIN, MPI_COMM_WORLD));
+	if (sum < 0)
+		return -1;
+	MPI_OK(MPI_Allreduce(&grew, &sum, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD));
+	return sum;
 }
 
 int main(int argc, char **argv)
@@ -75,6 +92,8 @@ int main(int argc, char **argv)
 	long grew;
 
 	mt_init(&argc, &argv);
+	MPI_OK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL,
+				   &node_comm));
 	MPI_OK(MPI_Info_create(&info));
 	MPI_OK(MPI_Info_set(info, "accumulate_ops", "same_op_no_op"));
 
@@ -106,6 +125,7 @@ int main(int argc, char **argv)
 	MPI_OK(MPI_Win_free(&win));
 
 	MPI_OK(MPI_Info_free(&info));
+	MPI_OK(MPI_Comm_free(&node_comm));
 	mt_done("same_op");
 	return 0;
 }

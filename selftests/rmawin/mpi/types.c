@@ -3,7 +3,7 @@
  * Datatypes: every predefined C datatype put and read back; derived
  * datatypes (vector, indexed, hvector, struct) on either side; the
  * accumulate family summed over every rank and checked; the request-based
- * operations.  Window: MPI_Win_allocate, 4 KiB per rank, disp_unit 1.
+ * operations; MINLOC and MAXLOC on the 8-byte pair types.  Window: MPI_Win_allocate, 4 KiB per rank, disp_unit 1.
  */
 #include <complex.h>
 #include <stdint.h>
@@ -222,6 +222,75 @@ static void requests(void)
 	CHECK(wi[0] == left + 7 && wi[1] == 2, "requests landed: %d %d", wi[0], wi[1]);
 }
 
+/*
+ * MINLOC and MAXLOC on the 8-byte pair types, from every rank to rank 0
+ * at once under lock_all: accumulate MINLOC on MPI_2INT (ties to the
+ * smallest index), get_accumulate MAXLOC on MPI_FLOAT_INT through a
+ * vector of two, fetch_and_op MINLOC on MPI_SHORT_INT (whose hole must
+ * survive), then REPLACE and a NO_OP read.
+ */
+struct float_int { float v; int i; };
+struct short_int { short v; int i; };
+
+static void minloc(void)
+{
+	int *p2 = (int *)mem;			/* 2 x MPI_2INT at 0 */
+	struct float_int *pf = (struct float_int *)(mem + 64);	/* 2 at 64 */
+	struct short_int *ps = (struct short_int *)(mem + 128);	/* 1 at 128 */
+	int in2[4] = { 100 - mt_rank % 2, mt_rank, 50 + mt_rank, mt_rank };
+	struct float_int fin[2] = { { 0.5f * mt_rank, mt_rank }, { -1.0f * mt_rank, mt_rank } };
+	struct float_int fold[2];
+	struct short_int sin = { (short)(-mt_rank), mt_rank }, sold, rep = { 7, 7 };
+	int last = mt_size - 1;
+	MPI_Datatype vec;
+
+	if (mt_rank == 0) {
+		p2[0] = 1000, p2[1] = -1, p2[2] = 1000, p2[3] = -1;
+		pf[0] = (struct float_int){ -5.0f, -1 };
+		pf[1] = (struct float_int){ -5.0f, -1 };
+		memset(ps, 0x5a, sizeof(*ps));
+		ps->v = 0, ps->i = 99;
+	}
+	MPI_OK(MPI_Type_vector(2, 1, 1, MPI_FLOAT_INT, &vec));
+	MPI_OK(MPI_Type_commit(&vec));
+	MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+	MPI_OK(MPI_Win_lock_all(0, win));
+	MPI_OK(MPI_Accumulate(in2, 2, MPI_2INT, 0, 0, 2, MPI_2INT, MPI_MINLOC, win));
+	MPI_OK(MPI_Get_accumulate(fin, 1, vec, fold, 2, MPI_FLOAT_INT, 0, 64, 1, vec,
+				  MPI_MAXLOC, win));
+	MPI_OK(MPI_Fetch_and_op(&sin, &sold, MPI_SHORT_INT, 0, 128, MPI_MINLOC, win));
+	MPI_OK(MPI_Win_flush(0, win));
+	CHECK(fold[0].v >= -5.0f && fold[0].v <= 0.5f * last, "maxloc fetched %g", fold[0].v);
+	CHECK(sold.v <= 0 && sold.v > -mt_size, "minloc fetched %d", sold.v);
+	MPI_OK(MPI_Win_unlock_all(win));
+	MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+	if (mt_rank == 0) {
+		/* 100 - rank % 2 is least (99) on the odd ranks, the first of them 1 */
+		CHECK(p2[0] == (mt_size > 1 ? 99 : 100) && p2[1] == (mt_size > 1 ? 1 : 0),
+		      "minloc (%d, %d)", p2[0], p2[1]);
+		CHECK(p2[2] == 50 && p2[3] == 0, "minloc (%d, %d)", p2[2], p2[3]);
+		CHECK(pf[0].v == 0.5f * last && pf[0].i == last, "maxloc (%g, %d)", pf[0].v,
+		      pf[0].i);
+		/* the values are -rank and the -5 from the start: rank 0's -0 wins */
+		CHECK(pf[1].v == 0.0f && pf[1].i == 0, "maxloc (%g, %d)", pf[1].v, pf[1].i);
+		CHECK(ps->v == -last && ps->i == last, "minloc short (%d, %d)", ps->v, ps->i);
+		CHECK(((unsigned char *)ps)[2] == 0x5a && ((unsigned char *)ps)[3] == 0x5a,
+		      "MPI_SHORT_INT's hole written");
+	}
+	MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+	if (mt_rank == last) {
+		MPI_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win));
+		MPI_OK(MPI_Accumulate(&rep, 1, MPI_SHORT_INT, 0, 128, 1, MPI_SHORT_INT,
+				      MPI_REPLACE, win));
+		MPI_OK(MPI_Fetch_and_op(NULL, &sold, MPI_SHORT_INT, 0, 128, MPI_NO_OP, win));
+		MPI_OK(MPI_Win_unlock(0, win));
+		CHECK(sold.v == 7 && sold.i == 7, "replace then no_op read (%d, %d)", sold.v,
+		      sold.i);
+	}
+	MPI_OK(MPI_Type_free(&vec));
+	MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+}
+
 int main(int argc, char **argv)
 {
 	mt_init(&argc, &argv);
@@ -236,6 +305,7 @@ int main(int argc, char **argv)
 	MPI_OK(MPI_Win_fence(MPI_MODE_NOSUCCEED, win));
 	atomics();
 	requests();
+	minloc();
 	MPI_OK(MPI_Win_free(&win));
 	mt_done("types");
 	return 0;

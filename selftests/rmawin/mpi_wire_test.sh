@@ -1,0 +1,119 @@
+#!/bin/bash
+# rmawin-mpi across two guests (tools/vm --nodes 2): the MPI test programs
+# of selftests/rmawin/mpi/ run with ranks on both guests, all six on 4
+# ranks (two per guest) and three of them on 2 (one per guest: sync_modes,
+# types, requests; the others add little there and CI's time is short),
+# under Open MPI's mpirun and MPICH's
+# mpiexec, each launching the other guest's ranks over ssh (tools/vm-ssh:
+# sshd on the wire address, keys made fresh in a tmpfs).  Node 0 runs the
+# launchers; node 1 only serves.  TAP output on both.
+#   mpi_wire_test.sh [openmpi|mpich]...    default: both
+# Environment: MPI_TEST_PROGS (the programs, the same on 2 and 4 ranks),
+# MPI_TEST_TIMEOUT (seconds per program, default 180),
+# MPI_TEST_UCX_TLS (MPICH's UCX transports, as in mpi_test.sh).
+set -uo pipefail
+cd "$(dirname "$0")/../.." || exit 1
+top=$PWD
+
+# shellcheck source=selftests/rmawin/tap.sh
+. selftests/rmawin/tap.sh
+
+node=${RMAWIN_VM_NODE:?run me with tools/vm --nodes 2}
+IFS=, read -r -a addrs <<<"${RMAWIN_VM_ADDRS:?}"
+# the programs on 1 and on 2 ranks per guest
+read -r -a progs1 <<<"${MPI_TEST_PROGS:-sync_modes types requests}"
+read -r -a progs2 <<<"${MPI_TEST_PROGS:-sync_modes types comms errors same_op requests}"
+tmo=${MPI_TEST_TIMEOUT:-180}
+ucx_tls=${MPI_TEST_UCX_TLS:-self,sm,tcp}
+# the wire's addresses (tools/vm gives the guests 198.18.1.x)
+wire_net=198.18.0.0/15
+flavors=("$@")
+((${#flavors[@]})) || flavors=(openmpi mpich)
+ssh=
+
+# run_prog FLAVOR PROG PER: PROG on PER ranks per guest, 2 * PER in all
+run_prog() {
+	local fl=$1 prog=$top/selftests/rmawin/mpi/$1/$2 per=$3 lib=$top/mpi/librmawin-mpi-$1.so
+	local np=$((2 * per)) hosts=rmawin-vm0:$3,rmawin-vm1:$3
+	# the real MPI's own traffic on TCP over the wire, as in one guest:
+	# never UCX over the soft-RoCE device's UD queue pairs (mpi_test.sh)
+	case $fl in
+	openmpi)
+		timeout "$tmo" mpirun.openmpi --allow-run-as-root -np "$np" --host "$hosts" \
+			--mca plm_rsh_agent "$ssh" --mca pml ob1 --mca btl self,vader,tcp \
+			--mca btl_tcp_if_include "$wire_net" --mca oob_tcp_if_include "$wire_net" \
+			-x LD_PRELOAD="$lib" "$prog" </dev/null
+		;;
+	mpich)
+		# Hydra passes the whole environment on, RMAWIN_NO_RING and the like
+		timeout "$tmo" mpiexec.mpich -launcher ssh -launcher-exec "$ssh" \
+			-hosts "$hosts" -np "$np" \
+			-env UCX_TLS "$ucx_tls" -env LD_PRELOAD "$lib" "$prog" </dev/null
+		;;
+	esac
+}
+
+# why FLAVOR cannot run here, or nothing
+why_skip() {
+	local fl=$1 launcher=mpirun.openmpi p
+	[[ $fl == mpich ]] && launcher=mpiexec.mpich
+	command -v "$launcher" >/dev/null || { echo "$launcher not installed (tools/deps mpi)"; return; }
+	[[ -x /usr/sbin/sshd ]] || { echo "sshd not installed (tools/deps mpi)"; return; }
+	[[ -f mpi/librmawin-mpi-$fl.so ]] || { echo "mpi/librmawin-mpi-$fl.so not built (make mpi)"; return; }
+	for p in "${progs2[@]}" "${progs1[@]}"; do
+		[[ -x selftests/rmawin/mpi/$fl/$p ]] ||
+			{ echo "selftests/rmawin/mpi/$fl/$p not built (make mpi)"; return; }
+	done
+	[[ -c /dev/rmawin ]] || echo "/dev/rmawin missing: the module is not loaded"
+}
+
+# (check runs it in a subshell: the ssh it prints is read again below)
+ssh_up() {
+	local s
+	s=$(tools/vm-ssh up) && [[ -x $s ]]
+}
+
+echo "TAP version 13"
+if ((node != 0)); then
+	echo "1..2"
+	if [[ ! -x /usr/sbin/sshd ]]; then
+		echo "ok 1 mpi wire: sshd on node $node # SKIP sshd not installed (tools/deps mpi)"
+		echo "ok 2 mpi wire: node $node served node 0's launchers # SKIP sshd not installed"
+		exit 0
+	fi
+	check "mpi wire: sshd on node $node (${addrs[node]})" ssh_up
+	((failed)) || check "mpi wire: node $node served node 0's launchers" tools/vm-ssh serve
+	tools/vm-ssh down
+	exit "$failed"
+fi
+
+echo "1..$((1 + ${#flavors[@]} * (${#progs1[@]} + ${#progs2[@]})))"
+if [[ -x /usr/sbin/sshd ]]; then
+	check "mpi wire: sshd on node 0 (${addrs[0]}), ssh to every guest" ssh_up
+	if ((!failed)); then
+		ssh=/run/rmawin-ssh/ssh
+		# node 1 waits for this, whatever happens here
+		trap 'tools/vm-ssh release; tools/vm-ssh down' EXIT
+	fi
+else
+	n=$((n + 1))
+	echo "ok $n mpi wire: sshd on node 0 # SKIP sshd not installed (tools/deps mpi)"
+fi
+for fl in "${flavors[@]}"; do
+	why=$(why_skip "$fl")
+	[[ -z $why && -z $ssh ]] && why="no ssh between the guests (the first test)"
+	for per in 1 2; do
+		list=("${progs2[@]}")
+		((per == 1)) && list=("${progs1[@]}")
+		for p in "${list[@]}"; do
+			desc="mpi wire: $fl $p on $((2 * per)) ranks, $per per guest"
+			if [[ -n $why ]]; then
+				n=$((n + 1))
+				echo "ok $n $desc # SKIP $why"
+				continue
+			fi
+			check "$desc" run_prog "$fl" "$p" "$per"
+		done
+	done
+done
+exit "$failed"
