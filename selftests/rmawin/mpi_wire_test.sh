@@ -8,12 +8,32 @@
 # sshd on the wire address, keys made fresh in a tmpfs).  Node 0 runs the
 # launchers; node 1 only serves.  TAP output on both.
 #   mpi_wire_test.sh [openmpi|mpich]...    default: both
+#   mpi_wire_test.sh --stacks FLAVOR PROG   the state and kernel stacks of PROG's
+#                                           processes on this guest (for a hang)
 # Environment: MPI_TEST_PROGS (the programs, the same on 2 and 4 ranks),
 # MPI_TEST_TIMEOUT (seconds per program, default 180),
 # MPI_TEST_UCX_TLS (MPICH's UCX transports, as in mpi_test.sh).
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 top=$PWD
+
+# the state, wait channel and kernel stack of every thread of PROG's processes here
+stacks() {
+	local p t
+	for p in $(pgrep -f "mpi/$1/$2\$"); do
+		echo "pid $p: $(ps -o stat=,etime=,wchan:32= -p "$p")"
+		for t in /proc/"$p"/task/*; do
+			echo "  thread ${t##*/}: $(awk '{print $3}' "$t"/stat 2>/dev/null) $(cat "$t"/wchan 2>/dev/null)"
+			sed 's/^/    /' "$t"/stack 2>/dev/null | head -n 16
+		done
+	done
+	grep -E '^(endpoints|groups|qps|windows|reqs) ' /sys/kernel/debug/rmawin/stats 2>/dev/null | tr '\n' ' '
+	echo
+}
+if [[ ${1:-} == --stacks ]]; then
+	stacks "$2" "$3"
+	exit 0
+fi
 
 # shellcheck source=selftests/rmawin/tap.sh
 . selftests/rmawin/tap.sh
@@ -31,8 +51,37 @@ flavors=("$@")
 ((${#flavors[@]})) || flavors=(openmpi mpich)
 ssh=
 
+# Ten seconds before a run of FLAVOR's PROG times out, what its processes do on both guests,
+# on the test's output (fd 3) rather than in the 12 lines check() keeps.
+watchdog() {
+	local s
+	sleep "$((tmo - 10))" >/dev/null 2>&1 3>&- &
+	s=$!
+	# run_prog ends it: no sleep left behind
+	trap 'kill "$s" 2>/dev/null; exit 0' TERM
+	wait "$s"
+	{
+		echo "$1 $2: still running after $((tmo - 10)) s; node 0:"
+		stacks "$1" "$2"
+		echo "node 1:"
+		"$ssh" rmawin-vm1 "$top/selftests/rmawin/mpi_wire_test.sh" --stacks "$1" "$2"
+	} 2>&1 | sed 's/^/# /' >&3
+}
+
 # run_prog FLAVOR PROG PER: PROG on PER ranks per guest, 2 * PER in all
 run_prog() {
+	local wd rc
+	# not on check()'s output, which it would hold open
+	watchdog "$1" "$2" </dev/null >/dev/null 2>&1 &
+	wd=$!
+	launch "$@"
+	rc=$?
+	kill "$wd" 2>/dev/null
+	wait "$wd" 2>/dev/null
+	return "$rc"
+}
+
+launch() {
 	local fl=$1 prog=$top/selftests/rmawin/mpi/$1/$2 per=$3 lib=$top/mpi/librmawin-mpi-$1.so
 	local np=$((2 * per)) hosts=rmawin-vm0:$3,rmawin-vm1:$3
 	# the real MPI's own traffic on TCP over the wire, as in one guest:
@@ -73,6 +122,7 @@ ssh_up() {
 	s=$(tools/vm-ssh up) && [[ -x $s ]]
 }
 
+exec 3>&1
 echo "TAP version 13"
 if ((node != 0)); then
 	echo "1..2"
