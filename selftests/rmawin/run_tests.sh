@@ -13,9 +13,18 @@ fi
 
 mount | grep -q ' /sys/kernel/debug ' || mount -t debugfs none /sys/kernel/debug
 
+# Each test's start, with the guest's uptime, on the console too: when the guest
+# crashes, the console's tail (which the VM runner prints) then says which test ran.
+mark() {
+	local up _
+	read -r up _ </proc/uptime
+	{ echo "[$up] rmawin selftests: $*" >/dev/console; } 2>/dev/null
+}
+
 rc=0
 for t in "${tests[@]}"; do
 	echo "# selftests: rmawin: $t"
+	mark "$t"
 	if [[ ! -x ./$t ]]; then
 		echo "not ok 1 $t # not built"
 		rc=1
