@@ -122,6 +122,7 @@ static int rmawin_atomic_post(struct rmawin_req *req)
  */
 static bool rmawin_atomic_step(struct rmawin_req *req, u64 old)
 {
+	struct rmawin_group *grp = req->win->ep->group;
 	u64 *result = req->acc.result;
 	int ret;
 
@@ -134,14 +135,16 @@ static bool rmawin_atomic_step(struct rmawin_req *req, u64 old)
 			return false;
 		req->acc.guess = 0;
 	}
-	if (req->peer && READ_ONCE(req->peer->state) != RMAWIN_PEER_CONNECTED)
+	if (req->peer && READ_ONCE(req->peer->state) != RMAWIN_PEER_CONNECTED) {
 		ret = req->peer->error ?: -ECONNRESET;
-	else if (READ_ONCE(req->win->ep->group->dying))
-		ret = -ECONNRESET;	/* its queue pair is being drained: post nothing more */
-	else if (READ_ONCE(req->win->ep->dev->dead))
+	} else if (READ_ONCE(req->win->ep->dev->dead)) {
 		ret = -ENODEV;
-	else
+	} else if (!rmawin_post_enter(grp)) {
+		ret = -ECONNRESET;	/* its queue pair is being drained: post nothing more */
+	} else {
 		ret = rmawin_atomic_post(req);
+		rmawin_post_exit(grp);
+	}
 	if (ret && !req->status)
 		req->status = ret;
 	return !ret;

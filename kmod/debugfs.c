@@ -108,6 +108,14 @@ void rmawin_debugfs_ep_remove(struct rmawin_ep *ep)
  */
 u32 rmawin_recv_delay_ms;
 
+/*
+ * Test hook: a group's teardown waits this long (ms, capped at
+ * RMAWIN_RECV_DELAY_MAX) after destroying each peer's connection, so that
+ * a test can have messages from the peers still connected arrive while
+ * the others' queue pairs are gone.  0, the default, is the normal path.
+ */
+u32 rmawin_teardown_delay_ms;
+
 /* debugfs is best effort: the module works without it */
 void rmawin_debugfs_init(void)
 {
@@ -115,6 +123,8 @@ void rmawin_debugfs_init(void)
 	debugfs_create_file("stats", 0444, rmawin_debugfs_root, NULL,
 			    &rmawin_stats_fops);
 	debugfs_create_u32("recv_delay_ms", 0600, rmawin_debugfs_root, &rmawin_recv_delay_ms);
+	debugfs_create_u32("teardown_delay_ms", 0600, rmawin_debugfs_root,
+			   &rmawin_teardown_delay_ms);
 }
 
 void rmawin_debugfs_exit(void)

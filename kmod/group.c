@@ -5,6 +5,7 @@
  * (conn.c), each peer proving that it holds the job's key (auth.c).  The
  * group lives in the network namespace of the process that joins it.
  */
+#include <linux/delay.h>
 #include <linux/slab.h>
 #include <linux/in.h>
 #include <linux/in6.h>
@@ -114,7 +115,9 @@ static void rmawin_group_quiesce(struct rmawin_group *grp)
 /*
  * After this, no CM handler or work of the group runs or starts: a
  * handler that got past its check of @dying holds its id's handler
- * mutex, which we take once; any later one sees @dying.
+ * mutex, which we take once; any later one sees @dying.  Nor does any
+ * completion handler post: those under way are waited for (they do not
+ * sleep), later ones see @dying (rmawin_post_enter()).
  */
 static void rmawin_group_stop_events(struct rmawin_group *grp)
 {
@@ -123,6 +126,9 @@ static void rmawin_group_stop_events(struct rmawin_group *grp)
 	spin_lock_irq(&grp->lock);
 	grp->dying = true;
 	spin_unlock_irq(&grp->lock);
+	/* pairs with rmawin_post_enter(): it sees @dying, or we see it */
+	smp_mb();
+	wait_event(grp->ep->wq, !atomic_read(&grp->posters));
 	if (grp->listen_id)
 		rdma_destroy_id(grp->listen_id);
 	grp->listen_id = NULL;
@@ -156,10 +162,14 @@ void rmawin_group_destroy(struct rmawin_group *grp)
 	rmawin_group_stop_events(grp);
 	for (i = 0; i < grp->nranks; i++) {
 		struct rmawin_peer *peer = &grp->peers[i];
+		u32 delay = READ_ONCE(rmawin_teardown_delay_ms);
+		bool had_qp = peer->qp;
 
 		if (peer->cm_id && peer->state == RMAWIN_PEER_CONNECTED)
 			rdma_disconnect(peer->cm_id);
 		rmawin_peer_destroy_conn(peer);
+		if (unlikely(delay) && had_qp)
+			msleep(min_t(u32, delay, RMAWIN_RECV_DELAY_MAX));
 	}
 	rmawin_self_qp_destroy(grp);
 	/* no queue pair is left to reach into a window or a buffer */

@@ -202,11 +202,16 @@ static void rmawin_lock_send_grants(struct rmawin_ep *ep, u32 win_id)
 	struct rmawin_group *grp = ep->group;
 	u32 ranks[RMAWIN_GRANT_BATCH], n, i;
 
+	int ret;
+
 	while ((n = rmawin_grants_take(ep, win_id, ranks))) {
-		for (i = 0; i < n; i++)
-			if (rmawin_msg_send_async(&grp->peers[ranks[i]], RMAWIN_MSG_LOCK_GRANT,
-						  win_id, NULL, 0))
+		for (i = 0; i < n; i++) {
+			ret = rmawin_msg_send_async(&grp->peers[ranks[i]], RMAWIN_MSG_LOCK_GRANT,
+						    win_id, NULL, 0);
+			/* -ESHUTDOWN: the group is being torn down, nobody waits */
+			if (ret && ret != -ESHUTDOWN)
 				rmawin_peer_fail(&grp->peers[ranks[i]], -ENOMEM);
+		}
 	}
 }
 

@@ -151,7 +151,7 @@ static void rmawin_dispatch(struct rmawin_peer *peer, const struct rmawin_wire_h
 	set_active_memcg(old_memcg);
 	if (ret == -ENOMEM)
 		rmawin_peer_fail(peer, -ENOMEM);
-	else if (ret)
+	else if (ret && ret != -ESHUTDOWN)	/* a reply the teardown refused */
 		goto bad;
 	return;
 
@@ -168,6 +168,7 @@ static void rmawin_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct rmawin_peer *peer = buf->peer;
 	u64 dma = peer->rx_dma + buf->slot * RMAWIN_CTRL_SIZE;
 	u32 delay;
+	int ret;
 
 	if (wc->status != IB_WC_SUCCESS) {
 		/* flushes come from tearing the QP down: not a failure */
@@ -185,7 +186,11 @@ static void rmawin_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	if (READ_ONCE(peer->state) != RMAWIN_PEER_CONNECTED &&
 	    READ_ONCE(peer->state) != RMAWIN_PEER_CONNECTING)
 		return;
-	if (rmawin_post_recv(peer, buf->slot))
+	if (!rmawin_post_enter(peer->grp))
+		return;
+	ret = rmawin_post_recv(peer, buf->slot);
+	rmawin_post_exit(peer->grp);
+	if (ret)
 		rmawin_peer_lost(peer);
 }
 
@@ -389,7 +394,8 @@ static bool rmawin_tx_try(struct rmawin_peer *peer, int *slot, int *err)
  * @len: bytes at @payload, at most RMAWIN_CTRL_SIZE minus the header
  *
  * Context: process context; may sleep until a send buffer is free.
- * Return: 0, the peer's error if it failed, or -EINTR on a fatal signal.
+ * Return: 0, the peer's error if it failed, -EINTR on a fatal signal, or
+ * -ESHUTDOWN while the group is torn down.
  */
 int rmawin_msg_send(struct rmawin_peer *peer, u8 type, u32 arg,
 		    const void *payload, u16 len)
@@ -411,7 +417,20 @@ int rmawin_msg_send(struct rmawin_peer *peer, u8 type, u32 arg,
 	return rmawin_msg_post(peer, slot, type, arg, payload, len);
 }
 
-/* Fill send buffer @slot and post it; on failure the slot is freed. */
+/* Give send buffer @slot back: what it was taken for is not sent. */
+static void rmawin_tx_put(struct rmawin_peer *peer, int slot)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&peer->grp->lock, flags);
+	__clear_bit(slot, &peer->tx_busy);
+	spin_unlock_irqrestore(&peer->grp->lock, flags);
+}
+
+/*
+ * Fill send buffer @slot and post it; on failure the slot is freed.
+ * -ESHUTDOWN: the group is being torn down, nothing was posted.
+ */
 static int rmawin_msg_post(struct rmawin_peer *peer, int slot, u8 type, u32 arg,
 			   const void *payload, u16 len)
 {
@@ -421,6 +440,10 @@ static int rmawin_msg_post(struct rmawin_peer *peer, int slot, u8 type, u32 arg,
 	struct ib_sge sge;
 	int ret;
 
+	if (!rmawin_post_enter(grp)) {
+		rmawin_tx_put(peer, slot);
+		return -ESHUTDOWN;
+	}
 	hdr = peer->tx_mem + slot * RMAWIN_CTRL_SIZE;
 	hdr->type = type;
 	hdr->version = RMAWIN_WIRE_VERSION;
@@ -440,14 +463,11 @@ static int rmawin_msg_post(struct rmawin_peer *peer, int slot, u8 type, u32 arg,
 	wr.opcode = IB_WR_SEND;
 	wr.send_flags = IB_SEND_SIGNALED;
 	ret = rmawin_post_send(peer->qp, &wr, false);
+	rmawin_post_exit(grp);
 	if (!ret) {
 		rmawin_count(grp->ep, RMAWIN_CNT_CTRL_MSGS, 1);
 	} else {
-		unsigned long flags;
-
-		spin_lock_irqsave(&grp->lock, flags);
-		__clear_bit(slot, &peer->tx_busy);
-		spin_unlock_irqrestore(&grp->lock, flags);
+		rmawin_tx_put(peer, slot);
 		rmawin_peer_lost(peer);
 	}
 	return ret;
@@ -468,7 +488,8 @@ static int rmawin_msg_post(struct rmawin_peer *peer, int slot, u8 type, u32 arg,
  * following the protocol (it asks faster than it takes the answers).
  *
  * Context: process context (the CQ's workqueue); does not sleep waiting.
- * Return: 0, -ENOMEM, -EPROTO past the cap, or the peer's error.
+ * Return: 0, -ENOMEM, -EPROTO past the cap, the peer's error, or
+ * -ESHUTDOWN while the group is torn down.
  */
 int rmawin_msg_send_async(struct rmawin_peer *peer, u8 type, u32 arg,
 			  const void *payload, u16 len)

@@ -609,6 +609,9 @@ struct rmawin_rcache {
  * @deadline: jiffies by which the join must be complete
  * @dying: the group is being torn down: refuse and ignore everything;
  *	set under @lock, and no work is queued once it is
+ * @posters: completion, CM and work contexts posting to a queue pair now
+ *	(rmawin_post_enter()): the teardown waits for them before it touches
+ *	a queue pair, and none starts once @dying is set
  * @barrier_seq: barriers this rank entered
  * @barrier_rcvd: barrier messages received per round, ever (each round
  *	has exactly one sender)
@@ -643,6 +646,7 @@ struct rmawin_group {
 	int error;
 	unsigned long deadline;
 	bool dying;
+	atomic_t posters;
 	u32 barrier_seq;
 	atomic_t barrier_rcvd[RMAWIN_BARRIER_ROUNDS];
 	struct xarray tables;
@@ -711,6 +715,45 @@ static inline int rmawin_post_send(struct ib_qp *qp, const struct ib_send_wr *wr
 	ret = ib_post_send(qp, wr, NULL);
 	local_bh_enable();
 	return ret;
+}
+
+/**
+ * rmawin_post_exit() - a post that rmawin_post_enter() allowed is done
+ * @grp: the group
+ */
+static inline void rmawin_post_exit(struct rmawin_group *grp)
+{
+	if (atomic_dec_and_test(&grp->posters) && READ_ONCE(grp->dying))
+		wake_up_all(&grp->ep->wq);
+}
+
+/**
+ * rmawin_post_enter() - may a context the group's teardown does not hold
+ *	off post to one of its queue pairs?
+ * @grp: the group
+ *
+ * A completion handler, the receive CQ's work or a CM handler that posts
+ * (a message, a receive buffer, the next step of a device atomic) does so
+ * between this and rmawin_post_exit(): the teardown sets @grp->dying, then
+ * waits for every such post, and only then drains and destroys the queue
+ * pairs.  No post can then meet a queue pair being destroyed (a lock grant
+ * for one peer is sent while another's message is handled) or come after
+ * its drain.  Posts made with the endpoint's lock held need none of this:
+ * the teardown holds it.
+ *
+ * Context: any; does not sleep.
+ * Return: true if the caller may post (and must call rmawin_post_exit()),
+ * false once the teardown has begun.
+ */
+static inline bool rmawin_post_enter(struct rmawin_group *grp)
+{
+	atomic_inc(&grp->posters);
+	/* pairs with the barrier after @dying is set in the teardown */
+	smp_mb__after_atomic();
+	if (!READ_ONCE(grp->dying))
+		return true;
+	rmawin_post_exit(grp);
+	return false;
 }
 
 #define rmawin_ep_dbg(ep, fmt, ...) \
@@ -883,6 +926,7 @@ void rmawin_chardev_exit(void);
 /* debugfs.c */
 #define RMAWIN_RECV_DELAY_MAX	2000
 extern u32 rmawin_recv_delay_ms;
+extern u32 rmawin_teardown_delay_ms;
 void rmawin_debugfs_init(void);
 void rmawin_debugfs_exit(void);
 void rmawin_debugfs_ep_add(struct rmawin_ep *ep);

@@ -4,9 +4,13 @@
  * shared locks really overlap and exclusive ones never do; a writer is
  * not starved by a stream of overlapping readers; the target makes
  * progress while its process sleeps; a compare_and_swap mutex; misuse
- * gets its errno.
+ * gets its errno; a lock grant that comes due while the target tears its
+ * group down is not sent to a peer already cut off.
  */
+#include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <unistd.h>
 #include <time.h>
 #include <sys/mman.h>
 #include <rmawin.h>
@@ -17,6 +21,9 @@
 RMAWIN_TEST_PATHS(path);
 
 struct shared {
+	int asking;		/* teardown test: rank 1 is about to ask for the lock */
+	int closing;		/* teardown test: rank 0 is closing its endpoint */
+	int unlock_ret, lock_ret;
 	int inside;		/* ranks inside the critical section now */
 	int max_inside;		/* the most ever seen at once */
 	int both;		/* readers that saw the other inside */
@@ -271,6 +278,86 @@ TEST_F(path, synchronization_misuse_errors)
 	EXPECT_EQ(2, rmawin_test_run_eps(_metadata, 2, misuse_rank, NULL, 25));
 	EXPECT_EQ(0, rmawin_stat("windows"));
 	EXPECT_EQ(0, rmawin_stat("reqs"));
+}
+
+#define TEARDOWN_DELAY_PATH	"/sys/kernel/debug/rmawin/teardown_delay_ms"
+
+/* The module's test hook: a teardown waits @ms after each peer it cut off. */
+static int set_teardown_delay(int ms)
+{
+	FILE *f = fopen(TEARDOWN_DELAY_PATH, "w");
+	int ret;
+
+	if (!f)
+		return -errno;
+	ret = fprintf(f, "%d\n", ms) < 0 ? -EIO : 0;
+	return fclose(f) ? -errno : ret;
+}
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+/*
+ * The target's teardown meets a lock grant: rank 2 holds rank 0's lock
+ * and rank 1 waits for it; rank 0 closes its endpoint, and its teardown
+ * (slowed by the hook) cuts off rank 1 first, then waits.  Meanwhile rank
+ * 2 unlocks: the grant that rank 0's completion work would send to rank 1
+ * must not reach rank 1's queue pair, which is gone (a NULL dereference
+ * before the teardown kept completion handlers from posting).
+ */
+static int teardown_grant_rank(struct rmawin_ep *ep, void *arg)
+{
+	static uint64_t mem[8];
+	struct rmawin_win *win;
+	int me = rmawin_rank(ep);
+
+	RMAWIN_TEST_TRY(1, rmawin_win_create(ep, mem, sizeof(mem), 8, 0, &win));
+	if (me == 2)
+		RMAWIN_TEST_TRY(2, rmawin_lock(win, RMAWIN_LOCK_EXCLUSIVE, 0));
+	RMAWIN_TEST_TRY(3, rmawin_barrier(ep));
+	switch (me) {
+	case 0:
+		while (!__atomic_load_n(&sh->asking, __ATOMIC_ACQUIRE))
+			sleep_ms(10);
+		sleep_ms(500);		/* for rank 1's request to arrive and queue */
+		RMAWIN_TEST_TRY(4, set_teardown_delay(2000));
+		__atomic_store_n(&sh->closing, 1, __ATOMIC_RELEASE);
+		return 0;		/* and closes, with rank 1 queued for the lock */
+	case 1:
+		__atomic_store_n(&sh->asking, 1, __ATOMIC_RELEASE);
+		sh->lock_ret = rmawin_lock(win, RMAWIN_LOCK_EXCLUSIVE, 0);
+		break;
+	default:
+		while (!__atomic_load_n(&sh->closing, __ATOMIC_ACQUIRE))
+			sleep_ms(10);
+		sleep_ms(700);		/* rank 1 is cut off by now, rank 2 not yet */
+		sh->unlock_ret = rmawin_unlock(win, 0);
+		break;
+	}
+	/* rank 0 is gone: the window goes with an error, and goes */
+	rmawin_win_free(win);
+	return 0;
+}
+
+TEST_F_TIMEOUT(path, grant_during_target_teardown, 120)
+{
+	if (access(TEARDOWN_DELAY_PATH, W_OK))
+		SKIP(return, "%s: %s (debugfs not mounted?)", TEARDOWN_DELAY_PATH,
+		     strerror(errno));
+	setup_shared();
+	sh->lock_ret = sh->unlock_ret = 1;
+	EXPECT_EQ(3, rmawin_test_run_eps(_metadata, 3, teardown_grant_rank, NULL, 100));
+	EXPECT_EQ(0, set_teardown_delay(0));
+	/* rank 1 never got the lock: its target went away */
+	EXPECT_EQ(-ECONNRESET, sh->lock_ret) TH_LOG("rank 1's lock: %d", sh->lock_ret);
+	/* the unlock went out before rank 0 cut rank 2 off */
+	EXPECT_TRUE(sh->unlock_ret == 0 || sh->unlock_ret == -ECONNRESET)
+		TH_LOG("rank 2's unlock: %d", sh->unlock_ret);
+	rmawin_test_expect_no_leaks(_metadata);
 }
 
 TEST_HARNESS_MAIN
