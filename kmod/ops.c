@@ -714,12 +714,36 @@ int rmawin_op_run(struct rmawin_ep *ep, const struct rmawin_op_desc *op, bool ri
 	return ret ?: rmawin_op_issue(ep, op, &t);
 }
 
+/*
+ * RMAWIN_RMA_QUIET: has every window of the issued batch nothing in flight
+ * and no error waiting?  Its finished operations are reaped first, which
+ * puts their results in the caller's buffers.
+ */
+static bool rmawin_rma_quiet(struct rmawin_target *targets, u32 nops)
+{
+	struct rmawin_win *win, *prev = NULL;
+	u32 i;
+
+	for (i = 0; i < nops; i++) {
+		win = targets[i].win;
+		if (win == prev)
+			continue;
+		if (atomic_read(&win->inflight))
+			return false;
+		rmawin_win_reap(win, true);
+		if (win->error)
+			return false;
+		prev = win;
+	}
+	return true;
+}
+
 /**
  * rmawin_ioctl_rma() - RMAWIN_IOC_RMA
  * @ep: the endpoint
  * @arg: struct rmawin_rma, already copied in
  *
- * Return: 0 or a negative errno as the uAPI header documents.
+ * Return: 0 (1: quiet) or a negative errno as the uAPI header documents.
  */
 int rmawin_ioctl_rma(struct rmawin_ep *ep, void *arg)
 {
@@ -730,7 +754,7 @@ int rmawin_ioctl_rma(struct rmawin_ep *ep, void *arg)
 	int ret;
 
 	BUILD_BUG_ON(offsetof(struct rmawin_op_desc, user_data) != RMAWIN_OP_DESC_SIZE_VER0);
-	if (r->flags || !r->nops || r->nops > RMAWIN_RMA_MAX_OPS ||
+	if ((r->flags & ~RMAWIN_RMA_QUIET) || !r->nops || r->nops > RMAWIN_RMA_MAX_OPS ||
 	    r->op_size < RMAWIN_OP_DESC_SIZE_VER0 || r->op_size > PAGE_SIZE)
 		return -EINVAL;
 	if (r->nops == 1) {
@@ -757,6 +781,8 @@ int rmawin_ioctl_rma(struct rmawin_ep *ep, void *arg)
 		ret = rmawin_op_check(ep, &ops[i], &targets[i]);
 	for (i = 0; !ret && i < r->nops; i++)
 		ret = rmawin_op_issue(ep, &ops[i], &targets[i]);
+	if (!ret && (r->flags & RMAWIN_RMA_QUIET))
+		ret = rmawin_rma_quiet(targets, r->nops);
 	mutex_unlock(&ep->lock);
 out_free:
 	if (r->nops > 1) {

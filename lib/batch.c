@@ -18,12 +18,27 @@
  * @max: room, as created
  * @ops: their descriptors
  */
+/*
+ * @win: the window of every operation in @ops, or NULL if they are on
+ * several (what rmawin__submit() wants to know)
+ */
 struct rmawin_batch {
 	struct rmawin_ep *ep;
+	struct rmawin_win *win;
 	unsigned int n;
 	unsigned int max;
 	struct rmawin_op_desc ops[];
 };
+
+/* @b->ops[@b->n] is filled in, on @win */
+static void rmawin_batch_add(struct rmawin_batch *b, struct rmawin_win *win)
+{
+	if (!b->n)
+		b->win = win;
+	else if (b->win != win)
+		b->win = NULL;
+	b->n++;
+}
 
 int rmawin_batch_create(struct rmawin_ep *ep, unsigned int max_ops, struct rmawin_batch **batch)
 {
@@ -67,7 +82,7 @@ static int rmawin_batch_rma(struct rmawin_batch *b, struct rmawin_win *win, uint
 		ret = rmawin__rma_desc(win, opcode, origin, len, target, target_disp,
 				       &b->ops[b->n]);
 	if (!ret)
-		b->n++;
+		rmawin_batch_add(b, win);
 	return ret;
 }
 
@@ -82,7 +97,7 @@ static int rmawin_batch_acc(struct rmawin_batch *b, struct rmawin_win *win, uint
 		ret = rmawin__acc_desc(win, opcode, origin, compare, result, count, type, target,
 				       target_disp, op, &b->ops[b->n]);
 	if (!ret)
-		b->n++;
+		rmawin_batch_add(b, win);
 	return ret;
 }
 
@@ -139,5 +154,5 @@ int rmawin_batch_submit(struct rmawin_batch *batch)
 		return -EINVAL;
 	n = batch->n;
 	batch->n = 0;
-	return n ? rmawin__submit(batch->ep, batch->ops, n) : 0;
+	return n ? rmawin__submit(batch->ep, batch->ops, n, batch->win) : 0;
 }

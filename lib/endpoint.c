@@ -117,6 +117,15 @@ static int rmawin_ep_check_key(const struct rmawin_ep_attr *attr)
 	return attr->nranks > 1 && !attr->job_key ? -ENOKEY : 0;
 }
 
+/* Does the module have feature @bit?  Asked once, at open. */
+static int rmawin_ep_has(struct rmawin_ep *ep, uint64_t bit)
+{
+	struct rmawin_query q;
+
+	memset(&q, 0, sizeof(q));
+	return !rmawin__ioctl_struct(ep->fd, RMAWIN_IOC_QUERY, &q) && (q.features & bit);
+}
+
 /*
  * rmawin_ep_open() of version 0.3 on: the struct has the job key.  The
  * library calls it by this name; programs by rmawin_ep_open.
@@ -183,6 +192,7 @@ int rmawin__ep_open(const struct rmawin_ep_attr *attr, struct rmawin_ep **epp)
 	ret = rmawin__ring_setup(ep);
 	if (ret)
 		goto err_close_fd;
+	ep->rma_quiet = rmawin_ep_has(ep, RMAWIN_FEAT_RMA_QUIET);
 
 	*epp = ep;
 	return 0;

@@ -154,6 +154,30 @@ int rmawin__op_check(const struct rmawin_win *win, const struct rmawin_op_desc *
 	return ret;
 }
 
+/**
+ * rmawin__flush_allowed() - would the kernel take a flush of @target?
+ * @win: the window
+ * @target: a rank, or RMAWIN_ALL_RANKS
+ *
+ * Return: 1 if the library knows it holds the lock a flush needs (the
+ * kernel's rmawin_flush_check()), else 0: the kernel judges.
+ */
+int rmawin__flush_allowed(const struct rmawin_win *win, uint32_t target)
+{
+	const struct rmawin__epoch *e = &win->epoch;
+	int ret;
+
+	pthread_mutex_lock(&win->ep->lock);
+	if (e->unknown)
+		ret = 0;
+	else if (target == RMAWIN_ALL_RANKS)
+		ret = e->nheld > 0;
+	else
+		ret = target < (uint32_t)win->ep->nranks && e->held[target];
+	pthread_mutex_unlock(&win->ep->lock);
+	return ret;
+}
+
 static void rmawin_epoch_fence(struct rmawin_win *win, unsigned int flags, int ret)
 {
 	struct rmawin__epoch *e = &win->epoch;

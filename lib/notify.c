@@ -17,7 +17,7 @@ int rmawin_put_notify(struct rmawin_win *win, const void *origin, size_t len, in
 	if (ret)
 		return ret;
 	d.tag = tag;
-	return rmawin__submit(win->ep, &d, 1);
+	return rmawin__submit(win->ep, &d, 1, win);
 }
 
 int rmawin_notify_wait(struct rmawin_win *win, struct rmawin_notification *n, int timeout_ms)

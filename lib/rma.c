@@ -25,11 +25,76 @@ static int rmawin_ring_takes(const struct rmawin_op_desc *op)
 	}
 }
 
+/*
+ * Flushes with nothing to wait for.  A call that hands operations to the
+ * kernel takes a ticket (@ep->issue), and when RMAWIN_IOC_RMA says that
+ * the window it used is quiet (nothing in flight, results delivered, no
+ * error waiting), the window keeps the ticket, provided no other call took
+ * one or was under way meanwhile.  A flush of the window while its ticket
+ * is still the newest and no call is under way has nothing to do, and
+ * makes no system call.  Any operation on any window of the endpoint ends
+ * that: what the other threads issue is never missed, at the cost of a
+ * system call now and then that was not needed.
+ */
+#define RMAWIN_ISSUE_BUSY	((1ULL << RMAWIN_ISSUE_SHIFT) - 1)
+
+uint64_t rmawin__issue_begin(struct rmawin_ep *ep)
+{
+	uint64_t v = __atomic_add_fetch(&ep->issue, (1ULL << RMAWIN_ISSUE_SHIFT) + 1,
+					__ATOMIC_ACQ_REL);
+
+	return v >> RMAWIN_ISSUE_SHIFT;
+}
+
+/* @quiet: the window the kernel said is quiet after the call, or NULL */
+void rmawin__issue_end(struct rmawin_ep *ep, uint64_t ticket, struct rmawin_win *quiet)
+{
+	uint64_t v = __atomic_sub_fetch(&ep->issue, 1, __ATOMIC_ACQ_REL);
+
+	if (quiet && v == ticket << RMAWIN_ISSUE_SHIFT)
+		__atomic_store_n(&quiet->quiet, ticket, __ATOMIC_RELEASE);
+}
+
+/* Would a flush of @win find nothing to wait for? */
+int rmawin__win_quiet(const struct rmawin_win *win)
+{
+	uint64_t v = __atomic_load_n(&win->ep->issue, __ATOMIC_ACQUIRE);
+
+	return !(v & RMAWIN_ISSUE_BUSY) &&
+	       __atomic_load_n(&win->quiet, __ATOMIC_ACQUIRE) == v >> RMAWIN_ISSUE_SHIFT;
+}
+
+/* Batches of up to RMAWIN_RMA_MAX_OPS; 1 if the last left @win quiet. */
+static int rmawin_submit_ioctl(struct rmawin_ep *ep, struct rmawin_op_desc *ops,
+			       unsigned int n, struct rmawin_win *win)
+{
+	unsigned int done = 0, chunk;
+	struct rmawin_rma r;
+	int ret = 0;
+
+	while (done < n && ret <= 0) {
+		chunk = n - done < RMAWIN_RMA_MAX_OPS ? n - done : RMAWIN_RMA_MAX_OPS;
+		memset(&r, 0, sizeof(r));
+		/* asked for where the answer can be used: no ring's entries before */
+		if (win && ep->rma_quiet && !ep->ring)
+			r.flags = RMAWIN_RMA_QUIET;
+		r.ops_ptr = (uintptr_t)&ops[done];
+		r.nops = chunk;
+		r.op_size = sizeof(*ops);
+		ret = rmawin__ioctl_struct(ep->fd, RMAWIN_IOC_RMA, &r);
+		done += chunk;
+		if (ret > 0 && done < n)
+			ret = 0;
+	}
+	return ret;
+}
+
 /**
  * rmawin__submit() - issue operations, in order
  * @ep: the endpoint
  * @ops: the descriptors
  * @n: how many, at least 1
+ * @win: the window of every one of them, or NULL if they are not all on one
  *
  * Through the ring if it can take every one of them, else (and for what a
  * ring that died left) as RMAWIN_IOC_RMA batches of up to
@@ -38,11 +103,12 @@ static int rmawin_ring_takes(const struct rmawin_op_desc *op)
  * Return: 0, or the first error; after an ioctl batch that failed, the
  * rest are not issued.
  */
-int rmawin__submit(struct rmawin_ep *ep, struct rmawin_op_desc *ops, unsigned int n)
+int rmawin__submit(struct rmawin_ep *ep, struct rmawin_op_desc *ops, unsigned int n,
+		   struct rmawin_win *win)
 {
-	unsigned int done = 0, i, chunk;
-	struct rmawin_rma r;
-	int res = 0, ret;
+	uint64_t ticket = rmawin__issue_begin(ep);
+	unsigned int done = 0, i;
+	int res = 0;
 
 	if (ep->ring) {
 		for (i = 0; i < n && rmawin_ring_takes(&ops[i]); i++)
@@ -53,18 +119,10 @@ int rmawin__submit(struct rmawin_ep *ep, struct rmawin_op_desc *ops, unsigned in
 		if (done < n)
 			rmawin__ring_drain(ep);
 	}
-	while (done < n && !res) {
-		chunk = n - done < RMAWIN_RMA_MAX_OPS ? n - done : RMAWIN_RMA_MAX_OPS;
-		memset(&r, 0, sizeof(r));
-		r.ops_ptr = (uintptr_t)&ops[done];
-		r.nops = chunk;
-		r.op_size = sizeof(*ops);
-		ret = rmawin__ioctl_struct(ep->fd, RMAWIN_IOC_RMA, &r);
-		if (ret)
-			res = ret;
-		done += chunk;
-	}
-	return res;
+	if (done < n && !res)
+		res = rmawin_submit_ioctl(ep, ops + done, n - done, win);
+	rmawin__issue_end(ep, ticket, res > 0 ? win : NULL);
+	return res > 0 ? 0 : res;
 }
 
 /* The descriptor of a put or get; -EINVAL for arguments no rank could take. */
@@ -93,14 +151,23 @@ static int rmawin_queue_one(struct rmawin_win *win, struct rmawin_op_desc *op)
 {
 	int ret;
 
+	uint64_t ticket;
+
 	if (win->ep->ring && rmawin_ring_takes(op)) {
 		ret = rmawin__op_check(win, op);
-		if (ret <= 0 && (ret || rmawin__ring_queue(win->ep, op)))
+		if (ret < 0)
 			return ret;
+		if (!ret) {
+			ticket = rmawin__issue_begin(win->ep);
+			ret = rmawin__ring_queue(win->ep, op);
+			rmawin__issue_end(win->ep, ticket, NULL);
+			if (ret)
+				return 0;
+		}
 	}
 	/* after what is queued, so that the kernel sees them in order */
 	rmawin__ring_drain(win->ep);
-	return rmawin__submit(win->ep, op, 1);
+	return rmawin__submit(win->ep, op, 1, win);
 }
 
 static int rmawin_rma_one(struct rmawin_win *win, uint8_t opcode, const void *origin,

@@ -33,6 +33,10 @@
  *	window's to report
  * @lock: @wins and every window's @epoch, for the endpoint's threads; never
  *	held across a system call that may wait for peers
+ * @issue: tickets of the calls that hand operations to the kernel, above
+ *	RMAWIN_ISSUE_SHIFT, and how many such calls are under way, below it
+ *	(rma.c); read and changed atomically
+ * @rma_quiet: the kernel has RMAWIN_RMA_QUIET
  */
 struct rmawin_ep {
 	int fd;
@@ -45,7 +49,11 @@ struct rmawin_ep {
 	struct rmawin__ring *ring;
 	struct rmawin_win *wins;
 	pthread_mutex_t lock;
+	uint64_t issue;
+	int rma_quiet;
 };
+
+#define RMAWIN_ISSUE_SHIFT	24
 
 /**
  * struct rmawin_win - a window
@@ -63,6 +71,9 @@ struct rmawin_ep {
  * @error: the first error of a queued operation, for the next
  *	synchronization of the window to return (set and taken atomically)
  * @epoch: what the library knows of the window's epochs (epoch.c)
+ * @quiet: the ticket of @ep->issue after which the kernel said the window
+ *	had nothing in flight (RMAWIN_RMA_QUIET), else ~0: while no call has
+ *	taken a ticket since, a flush has nothing to do (rma.c)
  */
 struct rmawin_win {
 	struct rmawin_ep *ep;
@@ -83,6 +94,7 @@ struct rmawin_win {
 		unsigned char *access;	/* per rank: in the PSCW access epoch */
 		unsigned char *held;	/* per rank: locked */
 	} epoch;
+	uint64_t quiet;
 };
 
 /* syscall.c */
@@ -105,7 +117,11 @@ unsigned int rmawin__ring_run(struct rmawin_ep *ep, struct rmawin_op_desc *ops, 
 			      int *res);
 
 /* rma.c: operations through the ring when it can take them, else by ioctl */
-int rmawin__submit(struct rmawin_ep *ep, struct rmawin_op_desc *ops, unsigned int n);
+int rmawin__submit(struct rmawin_ep *ep, struct rmawin_op_desc *ops, unsigned int n,
+		   struct rmawin_win *win);
+uint64_t rmawin__issue_begin(struct rmawin_ep *ep);
+void rmawin__issue_end(struct rmawin_ep *ep, uint64_t ticket, struct rmawin_win *quiet);
+int rmawin__win_quiet(const struct rmawin_win *win);
 int rmawin__rma_desc(struct rmawin_win *win, uint8_t opcode, const void *origin, size_t len,
 		     int target, size_t target_disp, struct rmawin_op_desc *op);
 int rmawin__acc_desc(struct rmawin_win *win, uint8_t opcode, const void *origin,
@@ -121,6 +137,7 @@ void rmawin__wins_error(struct rmawin_ep *ep, int err);
 int rmawin__epoch_init(struct rmawin_win *win);
 void rmawin__epoch_free(struct rmawin_win *win);
 int rmawin__op_check(const struct rmawin_win *win, const struct rmawin_op_desc *op);
+int rmawin__flush_allowed(const struct rmawin_win *win, uint32_t target);
 void rmawin__epoch_fence(struct rmawin_win *win, unsigned int flags, int ret);
 void rmawin__epoch_lock(struct rmawin_win *win, uint32_t target, int ret);
 void rmawin__epoch_unlock(struct rmawin_win *win, uint32_t target, int ret);

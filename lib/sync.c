@@ -164,12 +164,17 @@ int rmawin_unlock_all(struct rmawin_win *win)
 	return rmawin_passive(win, RMAWIN_IOC_UNLOCK, RMAWIN_ALL_RANKS, 0);
 }
 
-/* Through the ring (RMAWIN_OP_FLUSH) when there is one: no system call. */
+/*
+ * Nothing to do when the window is quiet (rma.c); else through the ring
+ * (RMAWIN_OP_FLUSH) when there is one: no system call either.
+ */
 static int rmawin_flush_target(struct rmawin_win *win, uint32_t target)
 {
 	struct rmawin_op_desc op;
 	int res;
 
+	if (win && rmawin__win_quiet(win) && rmawin__flush_allowed(win, target))
+		return rmawin__win_result(win, 0);
 	if (win && win->ep->ring) {
 		memset(&op, 0, sizeof(op));
 		op.opcode = RMAWIN_OP_FLUSH;

@@ -98,6 +98,7 @@ static int rmawin_win_new(struct rmawin_ep *ep, void *base, size_t size,
 	if (!win)
 		return -ENOMEM;
 	win->ep = ep;
+	win->quiet = ~0ULL;
 	ret = rmawin__epoch_init(win);
 	if (ret) {
 		free(win);

@@ -266,7 +266,7 @@ TEST_F(pair, rma_struct_fields)
 	r.ops_ptr = (uintptr_t)&op;
 	r.nops = 1;
 	r.op_size = sizeof(op);
-	r.flags = 1;
+	r.flags = 2;		/* the first that is not RMAWIN_RMA_QUIET */
 	EXPECT_ERRNO(EINVAL, ioctl(self->fd, RMAWIN_IOC_RMA, &r));
 	r.flags = 0x80000000;
 	EXPECT_ERRNO(EINVAL, ioctl(self->fd, RMAWIN_IOC_RMA, &r));

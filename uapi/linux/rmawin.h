@@ -115,6 +115,8 @@ enum rmawin_ioc_nr {
 #define RMAWIN_FEAT_NIC_ATOMICS	_BITULL(10)
 /* waits for peers hold nothing the endpoint's other threads need (MPI_THREAD_MULTIPLE) */
 #define RMAWIN_FEAT_THREADS	_BITULL(11)
+/* RMAWIN_RMA_QUIET: RMAWIN_IOC_RMA says when a flush would have nothing to wait for */
+#define RMAWIN_FEAT_RMA_QUIET	_BITULL(12)
 
 /**
  * enum rmawin_port_state - state of an RDMA port, as the kernel's ib_port_state
@@ -570,13 +572,21 @@ struct rmawin_op_desc {
 /**
  * struct rmawin_rma - RMAWIN_IOC_RMA: issue a batch of operations
  * @size: sizeof(struct rmawin_rma) as userspace knows it
- * @flags: must be 0
+ * @flags: 0 or RMAWIN_RMA_QUIET
  * @ops_ptr: user pointer to @nops struct rmawin_op_desc
  * @nops: number of operations, 1..RMAWIN_RMA_MAX_OPS
  * @op_size: sizeof(struct rmawin_op_desc) as userspace knows it
  *
  * Every operation is checked before any is issued: a bad one fails the
- * whole batch and nothing is sent.  Return: 0; -EINVAL for a bad opcode,
+ * whole batch and nothing is sent.  With RMAWIN_RMA_QUIET, a batch that
+ * was issued returns 1 instead of 0 when, as the call returns, every
+ * window it used has no operation of this endpoint in flight, their
+ * results (a get's data, an accumulate's previous values) are in the
+ * caller's buffers, and no error of theirs waits for a synchronization:
+ * a FLUSH of such a window would return 0 at once, and until the
+ * endpoint issues another operation the library need not make it (an
+ * operation often completes within the call that issues it, a same_op
+ * window's atomic usually).  Return: 0 (1); -EINVAL for a bad opcode,
  * flag, reserved field or rank; -ENOENT for an unknown window; -ERANGE for
  * a target range beyond the target's window; -EFAULT for origin memory
  * that is not mapped (writable, for a get); -EPERM for a target outside
@@ -590,6 +600,9 @@ struct rmawin_rma {
 	__u32 nops;
 	__u32 op_size;
 };
+
+/* RMAWIN_IOC_RMA flags */
+#define RMAWIN_RMA_QUIET	0x1U
 
 #define RMAWIN_IOC_RMA		_IO(RMAWIN_IOC_TYPE, RMAWIN_CMD_RMA)
 

@@ -1,0 +1,294 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Flushes with nothing to wait for (issue 13): RMAWIN_IOC_RMA with
+ * RMAWIN_RMA_QUIET returns 1 when the windows it used have nothing in
+ * flight, their results delivered and no error waiting, and librmawin then
+ * answers a flush of such a window without a system call.
+ *
+ * What is certain is asserted: an operation on the rank's own window is
+ * done within the call, so it is always quiet, and its data is there when
+ * the call returns; a fetch_and_op that says quiet has its result in the
+ * buffer before any flush.  Whether an operation on a peer completes
+ * within the call is the device's timing: such calls may answer either
+ * way, and the test only counts them.  The library's side is checked with
+ * a seccomp filter that makes RMAWIN_IOC_FLUSH fail with EHWPOISON: a
+ * flush that reaches the kernel then says so.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <rmawin.h>
+
+#include "rmawin_test.h"
+
+#define WORDS	512
+#define NFOP	200
+
+FIXTURE(quiet) {};
+FIXTURE_SETUP(quiet)
+{
+	/* the library asks for quiet reports only without a ring */
+	rmawin_test_path(1);
+}
+FIXTURE_TEARDOWN(quiet) {}
+
+static int rma_flags(int fd, const struct rmawin_op_desc *ops, __u32 nops, __u32 flags)
+{
+	struct rmawin_rma r = {
+		.size = sizeof(r), .flags = flags, .ops_ptr = (uintptr_t)ops, .nops = nops,
+		.op_size = sizeof(*ops),
+	};
+
+	return ioctl(fd, RMAWIN_IOC_RMA, &r);
+}
+
+static int passive_raw(int fd, unsigned long req, __u32 win, __u32 target, __u32 type)
+{
+	struct rmawin_passive p = {
+		.size = sizeof(p), .win = win, .target = target, .type = type,
+	};
+
+	return ioctl(fd, req, &p) ? -errno : 0;
+}
+
+/* 0, else a message on stderr and 1 */
+#define CHECK(cond, ...)							\
+	do {									\
+		if (!(cond)) {							\
+			fprintf(stderr, "#   rank %d: line %d: ",		\
+				rmawin_test_rank, __LINE__);			\
+			fprintf(stderr, __VA_ARGS__);				\
+			fputc('\n', stderr);					\
+			bad = 1;						\
+		}								\
+	} while (0)
+
+/*
+ * Each rank: its own window's put and get are quiet and done on return;
+ * puts to the peer, alone and in a batch, answer 0 or 1 and land; unknown
+ * flags are refused.
+ */
+static int raw_rank(struct rmawin_ep *ep, void *arg)
+{
+	int fd = rmawin_ep_fd(ep), me = rmawin_rank(ep), peer = !me, bad = 0, ret, i;
+	static uint64_t mem[WORDS];
+	uint64_t v = 0x5100 + me, back = 0, far = 0x7700 + me;
+	struct rmawin_op_desc ops[2];
+	__u32 win = 0;
+
+	(void)arg;
+	RMAWIN_TEST_TRY(1, rmawin_create_raw(fd, mem, sizeof(mem), 8, &win) ? -errno : 0);
+	RMAWIN_TEST_TRY(2, rmawin_fence_raw(fd, win, 0) ? -errno : 0);
+
+	ops[0] = rmawin_test_op(RMAWIN_OP_PUT, win, me, &v, 8, 1);
+	ret = rma_flags(fd, ops, 1, 0x2);
+	CHECK(ret == -1 && errno == EINVAL, "flags 0x2: %d (%s), want EINVAL", ret,
+	      strerror(errno));
+	ret = rma_flags(fd, ops, 1, RMAWIN_RMA_QUIET | 0x80000000u);
+	CHECK(ret == -1 && errno == EINVAL, "flags QUIET|0x80000000: %d (%s), want EINVAL", ret,
+	      strerror(errno));
+	CHECK(mem[1] == 0, "a refused put wrote %#llx", (unsigned long long)mem[1]);
+
+	/* to itself: copied within the call */
+	ret = rma_flags(fd, ops, 1, RMAWIN_RMA_QUIET);
+	CHECK(ret == 1, "put to itself: %d (%s), want 1", ret, ret < 0 ? strerror(errno) : "");
+	CHECK(mem[1] == v, "own window after the put: %#llx", (unsigned long long)mem[1]);
+	ops[0] = rmawin_test_op(RMAWIN_OP_GET, win, me, &back, 8, 1);
+	ret = rma_flags(fd, ops, 1, RMAWIN_RMA_QUIET);
+	CHECK(ret == 1, "get from itself: %d (%s), want 1", ret, ret < 0 ? strerror(errno) : "");
+	CHECK(back == v, "get from itself returned %#llx before any flush, want %#llx",
+	      (unsigned long long)back, (unsigned long long)v);
+
+	/* to the peer, alone and with a put to itself: either answer */
+	ops[0] = rmawin_test_op(RMAWIN_OP_PUT, win, peer, &far, 8, 2 + me);
+	ret = rma_flags(fd, ops, 1, RMAWIN_RMA_QUIET);
+	CHECK(ret == 0 || ret == 1, "put to the peer: %d (%s)", ret, strerror(errno));
+	ops[0] = rmawin_test_op(RMAWIN_OP_PUT, win, me, &v, 8, 4);
+	ops[1] = rmawin_test_op(RMAWIN_OP_PUT, win, peer, &far, 8, 5 + me);
+	ret = rma_flags(fd, ops, 2, RMAWIN_RMA_QUIET);
+	CHECK(ret == 0 || ret == 1, "a batch of two: %d (%s)", ret, strerror(errno));
+	/* and without the flag, 0 as ever */
+	ops[0] = rmawin_test_op(RMAWIN_OP_PUT, win, me, &v, 8, 7);
+	ret = rma_flags(fd, ops, 1, 0);
+	CHECK(ret == 0, "without RMAWIN_RMA_QUIET: %d, want 0", ret);
+
+	RMAWIN_TEST_TRY(3, rmawin_fence_raw(fd, win, 0) ? -errno : 0);
+	for (i = 0; i < 2; i++) {
+		CHECK(mem[2 + i * 3 + peer] == 0x7700u + peer, "word %d from the peer: %#llx",
+		      2 + i * 3 + peer, (unsigned long long)mem[2 + i * 3 + peer]);
+	}
+	CHECK(mem[4] == v && mem[7] == v, "own words 4, 7: %#llx %#llx",
+	      (unsigned long long)mem[4], (unsigned long long)mem[7]);
+	RMAWIN_TEST_TRY(4, rmawin_free_raw(fd, win) ? -errno : 0);
+	return bad ? 20 : 0;
+}
+
+TEST_F_TIMEOUT(quiet, raw_reports, 60)
+{
+	ASSERT_EQ(2, rmawin_test_run_eps(_metadata, 2, raw_rank, NULL, 50));
+	rmawin_test_expect_no_leaks(_metadata);
+}
+
+/*
+ * Rank 1 adds 1 to rank 0's counter NFOP times on a same_op window under
+ * an exclusive lock: the i-th add fetches i.  One that says quiet has it
+ * in its buffer at once; the others after a flush.
+ */
+static int fop_rank(struct rmawin_ep *ep, void *arg)
+{
+	int fd = rmawin_ep_fd(ep), me = rmawin_rank(ep), bad = 0, ret, i, quiet = 0;
+	static uint64_t mem[8];
+	uint64_t one = 1, got;
+	struct rmawin_op_desc op;
+	struct rmawin_win_create c = {
+		.size = sizeof(c), .flags = RMAWIN_WIN_SAME_OP, .base = (uintptr_t)mem,
+		.length = sizeof(mem), .disp_unit = 8,
+	};
+
+	(void)arg;
+	RMAWIN_TEST_TRY(1, ioctl(fd, RMAWIN_IOC_WIN_CREATE, &c) ? -errno : 0);
+	if (me == 1) {
+		RMAWIN_TEST_TRY(2, passive_raw(fd, RMAWIN_IOC_LOCK, c.win, 0,
+					       RMAWIN_LOCK_TYPE_EXCLUSIVE));
+		for (i = 0; i < NFOP; i++) {
+			op = rmawin_test_op(RMAWIN_OP_FETCH_OP, c.win, 0, &one, 8, 0);
+			op.acc_op = RMAWIN_ACC_SUM;
+			op.datatype = RMAWIN_TYPE_UINT64;
+			op.result = (uintptr_t)&got;
+			got = ~0ULL;
+			ret = rma_flags(fd, &op, 1, RMAWIN_RMA_QUIET);
+			CHECK(ret == 0 || ret == 1, "fetch_and_op %d: %d (%s)", i, ret,
+			      strerror(errno));
+			if (ret == 1) {
+				quiet++;
+				CHECK(got == (uint64_t)i,
+				      "fetch_and_op %d said quiet with %#llx in its buffer", i,
+				      (unsigned long long)got);
+			}
+			RMAWIN_TEST_TRY(3, passive_raw(fd, RMAWIN_IOC_FLUSH, c.win, 0, 0));
+			CHECK(got == (uint64_t)i, "fetch_and_op %d fetched %#llx", i,
+			      (unsigned long long)got);
+		}
+		RMAWIN_TEST_TRY(4, passive_raw(fd, RMAWIN_IOC_UNLOCK, c.win, 0, 0));
+		fprintf(stderr, "#   %d of %d fetch_and_ops were quiet when issued\n", quiet,
+			NFOP);
+	}
+	RMAWIN_TEST_TRY(5, rmawin_barrier(ep));
+	if (me == 0)
+		CHECK(mem[0] == NFOP, "counter %llu, want %d", (unsigned long long)mem[0], NFOP);
+	RMAWIN_TEST_TRY(6, rmawin_free_raw(fd, c.win) ? -errno : 0);
+	return bad ? 20 : 0;
+}
+
+TEST_F_TIMEOUT(quiet, fetch_and_op_result_when_quiet, 60)
+{
+	ASSERT_EQ(2, rmawin_test_run_eps(_metadata, 2, fop_rank, NULL, 50));
+	rmawin_test_expect_no_leaks(_metadata);
+}
+
+/*
+ * From here on, RMAWIN_IOC_FLUSH fails with EHWPOISON in this process:
+ * which flushes reach the kernel shows.  -errno of prctl() on failure.
+ */
+static int poison_flush(void)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_ioctl, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		/* the request's low 32 bits: what the kernel compares too */
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[1])),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, RMAWIN_IOC_FLUSH, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EHWPOISON),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { .len = sizeof(f) / sizeof(f[0]), .filter = f };
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
+	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0))
+		return -errno;
+	return 0;
+}
+
+/*
+ * Through librmawin without a ring: after an operation on its own window
+ * (always quiet), a flush of it makes no system call and returns 0; after
+ * one on another window of the endpoint, on a window with no lock, and
+ * for a rank out of range, the flush goes to the kernel.
+ */
+static int lib_rank(struct rmawin_ep *ep, void *arg)
+{
+	int me = rmawin_rank(ep), bad = 0, ret;
+	static uint64_t mem[WORDS], other[8];
+	uint64_t v = 0xabc0 + me, back = 0;
+	struct rmawin_win *win, *win2;
+
+	(void)arg;
+	RMAWIN_TEST_TRY(1, rmawin_win_create(ep, mem, sizeof(mem), 8, 0, &win));
+	RMAWIN_TEST_TRY(2, rmawin_win_create(ep, other, sizeof(other), 8, 0, &win2));
+	RMAWIN_TEST_TRY(3, rmawin_lock_all(win));
+	RMAWIN_TEST_TRY(4, rmawin_lock_all(win2));
+	RMAWIN_TEST_TRY(5, poison_flush());
+
+	RMAWIN_TEST_TRY(6, rmawin_put(win, &v, 8, me, 1));
+	ret = rmawin_flush(win, me);
+	CHECK(ret == 0, "flush after a put to itself: %d (%s), want 0 without a system call",
+	      ret, rmawin_strerror(ret));
+	CHECK(rmawin_flush_all(win) == 0, "flush_all after it");
+	CHECK(rmawin_flush_local(win, !me) == 0, "flush_local of the peer after it");
+	RMAWIN_TEST_TRY(7, rmawin_get(win, &back, 8, me, 1));
+	CHECK(rmawin_flush(win, me) == 0 && back == v, "get from itself: %#llx",
+	      (unsigned long long)back);
+
+	/* another window's operation: the first window's flush must ask */
+	RMAWIN_TEST_TRY(8, rmawin_put(win2, &v, 8, me, 0));
+	ret = rmawin_flush(win, me);
+	CHECK(ret == -EHWPOISON, "flush after another window's put: %d, want -EHWPOISON", ret);
+	/* the second window is the quiet one now */
+	CHECK(rmawin_flush(win2, me) == 0, "flush of the window last used");
+	ret = rmawin_flush(win2, 2);
+	CHECK(ret == -EHWPOISON, "flush of rank 2 of 2: %d, want the kernel's answer", ret);
+
+	RMAWIN_TEST_TRY(9, rmawin_unlock_all(win2));
+	ret = rmawin_flush(win2, me);
+	CHECK(ret == -EHWPOISON, "flush with no lock held: %d, want the kernel's answer", ret);
+	RMAWIN_TEST_TRY(10, rmawin_unlock_all(win));
+	RMAWIN_TEST_TRY(11, rmawin_win_free(win2));
+	RMAWIN_TEST_TRY(12, rmawin_win_free(win));
+	return bad ? 20 : 0;
+}
+
+TEST_F_TIMEOUT(quiet, library_flush_without_system_call, 60)
+{
+	if (prctl(PR_GET_SECCOMP) < 0 && errno == EINVAL)
+		SKIP(return, "this kernel has no seccomp (CONFIG_SECCOMP): flushes cannot be seen");
+	ASSERT_EQ(2, rmawin_test_run_eps(_metadata, 2, lib_rank, NULL, 50));
+	rmawin_test_expect_no_leaks(_metadata);
+}
+
+TEST(feature_bit)
+{
+	struct rmawin_query q;
+	int fd = open(RMAWIN_DEV_PATH, O_RDWR | O_CLOEXEC);
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, rmawin_query_raw(fd, &q, NULL, 0));
+	EXPECT_NE(0, q.features & RMAWIN_FEAT_RMA_QUIET)
+		TH_LOG("features %#llx: no RMAWIN_FEAT_RMA_QUIET", (unsigned long long)q.features);
+	close(fd);
+}
+
+TEST_HARNESS_MAIN
