@@ -72,7 +72,7 @@ static int rmawin_submit_ioctl(struct rmawin_ep *ep, struct rmawin_op_desc *ops,
 	struct rmawin_rma r;
 	int ret = 0;
 
-	while (done < n && ret <= 0) {
+	while (done < n && !ret) {
 		chunk = n - done < RMAWIN_RMA_MAX_OPS ? n - done : RMAWIN_RMA_MAX_OPS;
 		memset(&r, 0, sizeof(r));
 		/* asked for where the answer can be used: no ring's entries before */

@@ -10,6 +10,7 @@
  * paths (variants ring and no_ring).
  */
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <rmawin.h>
 
@@ -230,6 +231,70 @@ TEST_F_TIMEOUT(path, argument_and_submit_errors, 60)
 	int port = rmawin_test_ports(2);
 
 	EXPECT_EQ(2, rmawin_test_run_ranks_for(_metadata, 2, errors_rank, &port, 45));
+	rmawin_test_expect_no_leaks(_metadata);
+}
+
+#define NLONG	3000		/* three RMAWIN_IOC_RMA groups of 1024 at most */
+#define LONG_BAD	1500	/* in the second group: beyond the target's window */
+
+/*
+ * A failed group stops the batch: rank 0 puts NLONG words to rank 1 in one
+ * batch, one of them out of range.  Through the ring every good put lands;
+ * as ioctls the first group lands, and neither the failed group nor the
+ * third, which is never issued.
+ */
+static int long_rank(int rank, int n, void *arg)
+{
+	uint64_t *w = calloc(NLONG + 8, 8), *src = malloc(NLONG * 8), path;
+	struct rmawin_batch *b;
+	struct rmawin_win *win;
+	struct rmawin_ep *ep;
+	int bad = 0, ring;
+	unsigned int i, want;
+
+	if (!w || !src)
+		return 1;
+	RMAWIN_TEST_TRY(2, rmawin_test_open(rank, n, *(int *)arg, &ep));
+	RMAWIN_TEST_TRY(3, rmawin_win_create(ep, w, (NLONG + 8) * 8, 8, 0, &win));
+	RMAWIN_TEST_TRY(4, rmawin_fence(win, 0));
+	if (rank == 0) {
+		ring = rmawin_ep_ring_active(ep);
+		RMAWIN_TEST_TRY(5, rmawin_batch_create(ep, NLONG, &b));
+		for (i = 0; i < NLONG; i++) {
+			src[i] = word_of(0, i);
+			RMAWIN_TEST_TRY(6, rmawin_batch_put(b, win, &src[i], 8, 1,
+							    i == LONG_BAD ? NLONG + 8 : i));
+		}
+		RMAWIN_TEST_WANT(-ERANGE, rmawin_batch_submit(b));
+		rmawin_batch_free(b);
+		path = ring;
+		RMAWIN_TEST_TRY(7, rmawin_put(win, &path, 8, 1, NLONG + 7));
+	}
+	RMAWIN_TEST_TRY(8, rmawin_fence(win, 0));
+	if (rank == 1) {
+		ring = w[NLONG + 7] != 0;
+		for (i = 0; i < NLONG && !bad; i++) {
+			want = ring ? i != LONG_BAD : i < RMAWIN_RMA_MAX_OPS;
+			if (w[i] != (want ? word_of(0, i) : 0)) {
+				RMAWIN_TEST_MSG("%s path: word %u is %#llx, want %s", ring ? "ring" :
+						"ioctl", i, (unsigned long long)w[i],
+						want ? "the put" : "nothing");
+				bad = 1;
+			}
+		}
+	}
+	RMAWIN_TEST_TRY(9, rmawin_win_free(win));
+	RMAWIN_TEST_TRY(10, rmawin_ep_close(ep));
+	free(w);
+	free(src);
+	return bad ? 11 : 0;
+}
+
+TEST_F_TIMEOUT(path, failed_group_stops_the_batch, 60)
+{
+	int port = rmawin_test_ports(2);
+
+	EXPECT_EQ(2, rmawin_test_run_ranks_for(_metadata, 2, long_rank, &port, 45));
 	rmawin_test_expect_no_leaks(_metadata);
 }
 
