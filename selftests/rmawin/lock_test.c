@@ -280,18 +280,10 @@ TEST_F(path, synchronization_misuse_errors)
 	EXPECT_EQ(0, rmawin_stat("reqs"));
 }
 
-#define TEARDOWN_DELAY_PATH	"/sys/kernel/debug/rmawin/teardown_delay_ms"
-
 /* The module's test hook: a teardown waits @ms after each peer it cut off. */
 static int set_teardown_delay(int ms)
 {
-	FILE *f = fopen(TEARDOWN_DELAY_PATH, "w");
-	int ret;
-
-	if (!f)
-		return -errno;
-	ret = fprintf(f, "%d\n", ms) < 0 ? -EIO : 0;
-	return fclose(f) ? -errno : ret;
+	return rmawin_test_set_hook("teardown_delay_ms", ms);
 }
 
 static void sleep_ms(long ms)
@@ -345,8 +337,8 @@ static int teardown_grant_rank(struct rmawin_ep *ep, void *arg)
 
 TEST_F_TIMEOUT(path, grant_during_target_teardown, 120)
 {
-	if (access(TEARDOWN_DELAY_PATH, W_OK))
-		SKIP(return, "%s: %s (debugfs not mounted?)", TEARDOWN_DELAY_PATH,
+	if (access(RMAWIN_HOOK_DIR "teardown_delay_ms", W_OK))
+		SKIP(return, RMAWIN_HOOK_DIR "teardown_delay_ms: %s (debugfs not mounted?)",
 		     strerror(errno));
 	setup_shared();
 	sh->lock_ret = sh->unlock_ret = 1;

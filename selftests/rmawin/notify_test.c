@@ -100,18 +100,12 @@ TEST_F_TIMEOUT(path, ten_thousand_notifications_to_rank_0, 300)
 	EXPECT_EQ(0, rmawin_stat("reqs"));
 }
 
-#define RECV_DELAY_PATH	"/sys/kernel/debug/rmawin/recv_delay_ms"
+#define RECV_DELAY_PATH	RMAWIN_HOOK_DIR "recv_delay_ms"
 
 /* The module's test hook: each received message waits @ms before dispatch. */
 static int set_recv_delay(int ms)
 {
-	FILE *f = fopen(RECV_DELAY_PATH, "w");
-	int ret;
-
-	if (!f)
-		return -errno;
-	ret = fprintf(f, "%d\n", ms) < 0 ? -EIO : 0;
-	return fclose(f) ? -errno : ret;
+	return rmawin_test_set_hook("recv_delay_ms", ms);
 }
 
 /*

@@ -74,6 +74,37 @@ static inline int rmawin_query_raw(int fd, struct rmawin_query *q,
 	return ioctl(fd, RMAWIN_IOC_QUERY, q);
 }
 
+/* The running module's RMAWIN_FEAT_* bits, or 0 if it cannot be asked. */
+static inline __u64 rmawin_test_features(void)
+{
+	struct rmawin_query q;
+	int fd = open(RMAWIN_DEV_PATH, O_RDWR | O_CLOEXEC), ret;
+
+	if (fd < 0)
+		return 0;
+	ret = rmawin_query_raw(fd, &q, NULL, 0);
+	close(fd);
+	return ret ? 0 : q.features;
+}
+
+/* The module's root-only test hooks, in debugfs: recv_delay_ms, teardown_delay_ms. */
+#define RMAWIN_HOOK_DIR		"/sys/kernel/debug/rmawin/"
+
+/* Set hook @name to @ms.  Return: 0 or -errno. */
+static inline int rmawin_test_set_hook(const char *name, int ms)
+{
+	char path[128];
+	FILE *f;
+	int ret;
+
+	snprintf(path, sizeof(path), RMAWIN_HOOK_DIR "%s", name);
+	f = fopen(path, "w");
+	if (!f)
+		return -errno;
+	ret = fprintf(f, "%d\n", ms) < 0 ? -EIO : 0;
+	return fclose(f) ? -errno : ret;
+}
+
 static inline int rmawin_bind_raw(int fd, const char *ibdev, unsigned int port)
 {
 	struct rmawin_ep_bind b = { .size = sizeof(b), .port = port };
