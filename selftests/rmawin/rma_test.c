@@ -1075,7 +1075,8 @@ static int multi_rank(int rank, int n, void *arg)
 			r = (size_t)(rank * MW_LEN + 8 * round) / units[t];
 			fill_pat(src[t], MW_LEN, seed_of(PUT_DATA, rank, next, MW_LEN, t * 10 + round, 1));
 			RMAWIN_TEST_TRY(7, rmawin_put(win[t], src[t], MW_LEN, next, r));
-			memset(dst[t], GFILL, MW_LEN);
+			/* the get's own buffer, before the get: after it, it is the get's until the fence */
+			memset(dst[NWIN - 1 - t], GFILL, MW_LEN);
 			RMAWIN_TEST_TRY(8, rmawin_get(win[NWIN - 1 - t], dst[NWIN - 1 - t], MW_LEN, prev,
 					       MW_GET / units[NWIN - 1 - t]));
 		}
