@@ -11,8 +11,8 @@
  * travels in the hosts' own byte order: the handshake refuses a peer of the
  * other one.
  *
- * The header is shared with userspace test peers (selftests/rmawin/rogue.c
- * speaks this protocol), so it needs only <linux/types.h>.
+ * The header is shared with userspace test peers (selftests/rmawin/rogue*.c
+ * speak this protocol), so it needs only <linux/types.h>.
  */
 #ifndef RMAWIN_WIRE_H
 #define RMAWIN_WIRE_H

@@ -3,7 +3,7 @@
  * The rogue peer's connection layer: a userspace rmawin group member made
  * of librdmacm and libibverbs alone, speaking the wire protocol of
  * kmod/wire.h, so that the tests can make it misbehave in every way the
- * module must survive.  See rogue.c for the attacks.
+ * module must survive.  See rogue.c and rogue_member.c for the attacks.
  */
 #ifndef RMAWIN_ROGUE_H
 #define RMAWIN_ROGUE_H
@@ -113,6 +113,7 @@ int rg_send(struct rg_conn *c, uint8_t type, uint32_t arg, const void *payload, 
 int rg_send_raw(struct rg_conn *c, const void *msg, size_t len);
 int rg_poll(struct rg_conn *c, int timeout_ms);
 int rg_rdma(struct rg_conn *c, bool write, uint64_t iova, uint32_t rkey, size_t len);
+uint8_t *rg_rdma_buf(struct rg_conn *c);
 int rg_cm_event(struct rg_conn *c, int timeout_ms);
 int rg_win_desc(struct rg_conn *c, uint32_t win);
 int rg_win_desc_len(struct rg_conn *c, uint32_t win, uint64_t length);

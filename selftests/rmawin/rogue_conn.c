@@ -620,7 +620,6 @@ int rg_rdma(struct rg_conn *c, bool write, uint64_t iova, uint32_t rkey, size_t 
 }
 
 /* The RDMA buffer: what a READ brought, what a WRITE sends. */
-uint8_t *rg_rdma_buf(struct rg_conn *c);
 uint8_t *rg_rdma_buf(struct rg_conn *c)
 {
 	return c->buf + RG_RDMA_OFF;

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* What the rogue (rogue.c) and its victims (victim.c) agree on. */
+/* What the rogue (rogue_member.c) and its victims (victim.c) agree on. */
 #ifndef RMAWIN_VICTIM_H
 #define RMAWIN_VICTIM_H
 

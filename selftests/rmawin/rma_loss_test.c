@@ -1,0 +1,326 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Losses under put and get: a rank killed in the middle of an epoch; the
+ * RDMA device deleted under traffic.  The others fail cleanly, never hang,
+ * and every page, MR and queue pair is released.  Faults in the memory of
+ * put and get: rma_fault_test.c.
+ *
+ * Every test runs on both of the library's paths: variants ring and
+ * no_ring of its fixture.
+ */
+#include <sys/wait.h>
+
+#include "rma_fault_test.h"
+
+/* ---- a rank killed during an epoch --------------------------------------- */
+
+#define KILL_WIN	(4 * MIB)
+
+struct killed {
+	int port;
+	int issued[3];
+	int fence_ret[3];
+	double fence_s[3];
+	int put_ret[3];
+	int free_ret[3];
+};
+
+/*
+ * Every rank puts to every other; rank 1 waits until the others have
+ * issued theirs (and gone on to the fence), issues its own (large ones
+ * still in flight) and is SIGKILLed before its fence.
+ */
+static int killed_rank(int rank, int n, void *arg)
+{
+	struct killed *k = arg;
+	unsigned char *mem = map_rw(KILL_WIN), *src = map_rw(2 * MIB);
+	struct rmawin_win *win;
+	struct rmawin_ep *ep;
+	double t0;
+	int t, i;
+
+	if (!mem || !src)
+		return 1;
+	fill(src, 2 * MIB, rank);
+	RMAWIN_TEST_TRY(2, rmawin_test_open(rank, n, k->port, &ep));
+	RMAWIN_TEST_TRY(3, rmawin_win_create(ep, mem, KILL_WIN, 1, 0, &win));
+	RMAWIN_TEST_TRY(4, rmawin_fence(win, 0));
+	if (rank == 1) {
+		t0 = rmawin_test_now();
+		while (!(__atomic_load_n(&k->issued[0], __ATOMIC_SEQ_CST) &&
+			 __atomic_load_n(&k->issued[2], __ATOMIC_SEQ_CST))) {
+			if (rmawin_test_now() - t0 > 20) {
+				RMAWIN_TEST_MSG("the others never issued their puts");
+				return 5;
+			}
+			usleep(1000);
+		}
+		for (t = 0; t < n; t += 2) {
+			RMAWIN_TEST_TRY(6, rmawin_put(win, src, 2 * MIB, t, MIB));
+			for (i = 0; i < 8; i++)
+				RMAWIN_TEST_TRY(7, rmawin_put(win, src + i * 100, 100, t, i * 100));
+		}
+		kill(getpid(), SIGKILL);
+		return 8;
+	}
+	for (t = 0; t < n; t++) {
+		if (t == rank)
+			continue;
+		RMAWIN_TEST_TRY(9, rmawin_put(win, src, MIB, t, 3 * MIB - rank * KIB));
+		for (i = 0; i < 8; i++)
+			RMAWIN_TEST_TRY(10, rmawin_put(win, src + i * 100, 100, t, 4000 + rank * 1000 + i * 100));
+	}
+	__atomic_store_n(&k->issued[rank], 1, __ATOMIC_SEQ_CST);
+	t0 = rmawin_test_now();
+	k->fence_ret[rank] = rmawin_fence(win, 0);
+	k->fence_s[rank] = rmawin_test_now() - t0;
+	/* the dead rank is unreachable for good */
+	k->put_ret[rank] = rmawin_put(win, src, 100, 1, 0);
+	k->free_ret[rank] = rmawin_win_free(win);
+	RMAWIN_TEST_TRY(11, rmawin_ep_close(ep));
+	return 0;
+}
+
+TEST_F_TIMEOUT(path, peer_killed_during_epoch, 150)
+{
+	struct killed *k = rmawin_test_shared(sizeof(*k));
+	pid_t pids[3];
+	int r, st;
+
+	ASSERT_NE(NULL, k);
+	k->port = rmawin_test_ports(3);
+	for (r = 0; r < 3; r++)
+		pids[r] = rmawin_test_fork_rank(r, 3, killed_rank, k);
+	/* the victim first: it must die of SIGKILL, not of anything else */
+	ASSERT_EQ(pids[1], waitpid(pids[1], &st, 0));
+	EXPECT_TRUE(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL)
+		TH_LOG("rank 1 was to be SIGKILLed, status 0x%x", st);
+	pids[1] = 0;
+	EXPECT_EQ(2, rmawin_test_wait_ranks(_metadata, pids, 3, 120));
+	for (r = 0; r < 3; r += 2) {
+		EXPECT_EQ(-ECONNRESET, k->fence_ret[r]) {
+			TH_LOG("rank %d: fence with rank 1 dead: %d (%s), want -ECONNRESET", r,
+			       k->fence_ret[r], rmawin_strerror(k->fence_ret[r]));
+		}
+		TH_LOG("rank %d: the fence failed after %.1f s with %d (%s)", r, k->fence_s[r],
+		       k->fence_ret[r], rmawin_strerror(k->fence_ret[r]));
+		EXPECT_EQ(-ECONNRESET, k->put_ret[r]) {
+			TH_LOG("rank %d: put to the dead rank after the fence: %d (%s)", r,
+			       k->put_ret[r], rmawin_strerror(k->put_ret[r]));
+		}
+		EXPECT_NE(0, k->free_ret[r]) TH_LOG("rank %d: win_free with a rank dead "
+						    "succeeded", r);
+	}
+	/* every page the dead rank (or anyone) pinned is released */
+	rmawin_test_expect_no_leaks(_metadata);
+	munmap(k, sizeof(*k));
+}
+
+/* ---- the RDMA device deleted under traffic ------------------------------- */
+
+#define FLT_IBDEV	"rmwflt"
+#define FLT_NETDEV	"rmwflt0"
+#define FLT_IP		"198.18.99.1"
+
+FIXTURE(linkdev) {};
+FIXTURE_VARIANT(linkdev) {
+	int no_ring;
+};
+RMAWIN_TEST_PATH_VARIANT(linkdev, ring, 0);
+RMAWIN_TEST_PATH_VARIANT(linkdev, no_ring, 1);
+
+FIXTURE_SETUP(linkdev)
+{
+	const char *why;
+
+	rmawin_test_path(variant->no_ring);
+	why = rmawin_test_tmpdev_why_not();
+	if (why)
+		SKIP(return, "%s", why);
+	ASSERT_EQ(0, rmawin_test_tmpdev_add(FLT_IBDEV, FLT_NETDEV, FLT_IP))
+		TH_LOG(FLT_IBDEV " could not be made, or never became ACTIVE");
+}
+
+FIXTURE_TEARDOWN(linkdev)
+{
+	if (geteuid())
+		return;
+	rmawin_test_tmpdev_del(FLT_IBDEV, FLT_NETDEV);
+}
+
+struct traffic {
+	int port;
+	int iters[2];
+	int err[2];		/* the first error, negative */
+	char call[2][16];	/* which call returned it */
+	int free_ret[2];
+	int go;
+};
+
+static int traffic_rank(int rank, int n, void *arg)
+{
+	struct traffic *tr = arg;
+	unsigned char *mem = map_rw(256 * KIB), *src = map_rw(64 * KIB);
+	struct rmawin_win *win;
+	struct rmawin_ep *ep;
+	const char *call = NULL;
+	int ret = 0, i;
+
+	if (!mem || !src)
+		return 1;
+	fill(src, 64 * KIB, rank);
+	RMAWIN_TEST_TRY(2, rmawin_test_open_on(FLT_IP, FLT_IBDEV, rank, n, tr->port, 20000, &ep));
+	RMAWIN_TEST_TRY(3, rmawin_win_create(ep, mem, 256 * KIB, 1, 0, &win));
+	RMAWIN_TEST_TRY(4, rmawin_fence(win, 0));
+	while (!ret) {
+		ret = rmawin_put(win, src, 64 * KIB, 1 - rank, 0);
+		call = "put (64 KiB)";
+		for (i = 0; i < 4 && !ret; i++)
+			ret = rmawin_put(win, src + i * 64, 64, 1 - rank, 128 * KIB + i * 64);
+		if (!ret) {
+			ret = rmawin_get(win, src + 32 * KIB, 100, 1 - rank, 200 * KIB);
+			call = "get";
+		}
+		if (!ret) {
+			ret = rmawin_fence(win, 0);
+			call = "fence";
+		}
+		if (!ret)
+			__atomic_add_fetch(&tr->iters[rank], 1, __ATOMIC_SEQ_CST);
+	}
+	snprintf(tr->call[rank], sizeof(tr->call[rank]), "%s", call);
+	__atomic_store_n(&tr->err[rank], ret, __ATOMIC_SEQ_CST);
+	/* the parent checks the counters while the endpoint is still open */
+	while (!__atomic_load_n(&tr->go, __ATOMIC_SEQ_CST))
+		usleep(10000);
+	tr->free_ret[rank] = rmawin_win_free(win);
+	RMAWIN_TEST_TRY(5, rmawin_ep_close(ep));
+	return 0;
+}
+
+/* After the device went away: a new group on the test VM's rxe0 works. */
+static int after_rank(int rank, int n, void *arg)
+{
+	unsigned char mem[4096], src[4096];
+	struct rmawin_win *win;
+	struct rmawin_ep *ep;
+
+	memset(mem, 0, sizeof(mem));
+	fill(src, sizeof(src), rank + 50);
+	RMAWIN_TEST_TRY(1, rmawin_test_open(rank, n, *(int *)arg, &ep));
+	RMAWIN_TEST_TRY(2, rmawin_win_create(ep, mem, sizeof(mem), 1, 0, &win));
+	RMAWIN_TEST_TRY(3, rmawin_fence(win, 0));
+	RMAWIN_TEST_TRY(4, rmawin_put(win, src, sizeof(src), 1 - rank, 0));
+	RMAWIN_TEST_TRY(5, rmawin_fence(win, 0));
+	if (check(mem, sizeof(mem), 1 - rank + 50) >= 0) {
+		RMAWIN_TEST_MSG("put on rxe0 after the other device went away did not land");
+		return 6;
+	}
+	RMAWIN_TEST_TRY(7, rmawin_win_free(win));
+	RMAWIN_TEST_TRY(8, rmawin_ep_close(ep));
+	return 0;
+}
+
+/* Run @cmd; after @secs seconds, log the kernel stacks of it and of @pids, and give up. */
+static int sh_deadline(struct __test_metadata *_metadata, const char *cmd, int secs,
+		       pid_t *pids, int n)
+{
+	double end = rmawin_test_now() + secs;
+	pid_t pid;
+	int st, i;
+
+	fflush(stderr);
+	pid = fork();
+	if (!pid) {
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		_exit(127);
+	}
+	while (waitpid(pid, &st, WNOHANG) == 0) {
+		if (rmawin_test_now() > end) {
+			TH_LOG("'%s' hangs: still running after %d s", cmd, secs);
+			rmawin_test_log_stack(_metadata, pid, -1);
+			for (i = 0; i < n; i++)
+				if (pids[i])
+					rmawin_test_log_stack(_metadata, pids[i], i);
+			return -1;
+		}
+		usleep(20000);
+	}
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+TEST_F_TIMEOUT(linkdev, rdma_link_del_under_traffic, 150)
+{
+	static const char *const counters[] = {
+		"groups", "qps", "windows", "mrs", "pinned_pages", "reqs",
+	};
+	struct traffic *tr = rmawin_test_shared(sizeof(*tr));
+	double t0, end;
+	unsigned int c;
+	pid_t pids[2];
+	long v;
+	FILE *f;
+	int r, port = rmawin_test_ports(2);
+
+	ASSERT_NE(NULL, tr);
+	tr->port = rmawin_test_ports(2);
+	for (r = 0; r < 2; r++)
+		pids[r] = rmawin_test_fork_rank(r, 2, traffic_rank, tr);
+	/* both ranks in full swing */
+	end = rmawin_test_now() + 30;
+	while ((__atomic_load_n(&tr->iters[0], __ATOMIC_SEQ_CST) < 5 ||
+		__atomic_load_n(&tr->iters[1], __ATOMIC_SEQ_CST) < 5) &&
+	       !tr->err[0] && !tr->err[1] && rmawin_test_now() < end)
+		usleep(10000);
+	ASSERT_TRUE(tr->iters[0] >= 5 && tr->iters[1] >= 5) {
+		TH_LOG("traffic never got going: %d and %d iterations, errors %d (%s) and %d (%s)",
+		       tr->iters[0], tr->iters[1], tr->err[0], tr->call[0], tr->err[1],
+		       tr->call[1]);
+		tr->go = 1;
+		rmawin_test_wait_ranks(_metadata, pids, 2, 20);
+	}
+	t0 = rmawin_test_now();
+	EXPECT_EQ(0, sh_deadline(_metadata, "exec rdma link del " FLT_IBDEV, 60, pids, 2));
+	TH_LOG("(rdma link del took %.1f s, after %d and %d iterations)", rmawin_test_now() - t0,
+	       tr->iters[0], tr->iters[1]);
+	/* each rank's next call fails */
+	end = rmawin_test_now() + 30;
+	while ((!__atomic_load_n(&tr->err[0], __ATOMIC_SEQ_CST) ||
+		!__atomic_load_n(&tr->err[1], __ATOMIC_SEQ_CST)) && rmawin_test_now() < end)
+		usleep(10000);
+	for (r = 0; r < 2; r++) {
+		EXPECT_TRUE(tr->err[r] == -ENODEV || tr->err[r] == -ECONNRESET) {
+			TH_LOG("rank %d: %s after the device went away: %d (%s), want -ENODEV "
+			       "(or -ECONNRESET)", r, tr->call[r], tr->err[r],
+			       rmawin_strerror(tr->err[r]));
+			rmawin_test_log_stack(_metadata, pids[r], r);
+		}
+		TH_LOG("(rank %d: %s failed with %d: %s)", r, tr->call[r], tr->err[r],
+		       rmawin_strerror(tr->err[r]));
+	}
+	/* the device's removal released everything, though both files are still open */
+	for (c = 0; c < ARRAY_SIZE(counters); c++) {
+		v = rmawin_stat(counters[c]);
+		EXPECT_EQ(0, v) TH_LOG("'%s' is %ld after rdma link del, with the endpoints open",
+				       counters[c], v);
+	}
+	EXPECT_EQ(2, rmawin_stat("endpoints"));
+	__atomic_store_n(&tr->go, 1, __ATOMIC_SEQ_CST);
+	EXPECT_EQ(2, rmawin_test_wait_ranks(_metadata, pids, 2, 30));
+	for (r = 0; r < 2; r++)
+		TH_LOG("(rank %d: win_free after the removal: %d)", r, tr->free_ret[r]);
+	rmawin_test_expect_no_leaks(_metadata);
+	/* nothing holds the module any more (module_test unloads it) */
+	f = fopen("/sys/module/rmawin/refcnt", "r");
+	if (f) {
+		EXPECT_EQ(1, fscanf(f, "%ld", &v));
+		EXPECT_EQ(0, v) TH_LOG("the module's reference count is %ld", v);
+		fclose(f);
+	}
+	/* and the device the guest keeps still works */
+	EXPECT_EQ(2, rmawin_test_run_ranks_for(_metadata, 2, after_rank, &port, 25));
+	rmawin_test_expect_no_leaks(_metadata);
+	munmap(tr, sizeof(*tr));
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,585 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The rogue's attacks as a member (rogue.c has the cases' list and main):
+ * it proves itself honestly, then sends invalid messages of every type
+ * (msgs), mutations of valid ones (fuzz), a flood of notifications
+ * (notify), a forged barrier round (barrier4), or stops answering (mute).
+ */
+#include <endian.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/rmawin.h>
+
+#include "rogue_attack.h"
+#include "victim.h"
+
+/* ---- As a member --------------------------------------------------------- */
+
+/* Be rank G.rank of the group honestly until the victim leaves it. */
+int member_until_closed(struct rg_conn *c, int wait_ms)
+{
+	int waited;
+
+	if (rg_send(c, RMAWIN_MSG_BARRIER, 0, NULL, 0))
+		return -1;
+	for (waited = 0; !c->dead && waited < wait_ms; waited += 100) {
+		rg_poll(c, 50);
+		rg_cm_event(c, 50);
+	}
+	return c->nbarrier ? 0 : -1;
+}
+
+/*
+ * Join victim 0's serve loop as a member: prove, exchange window 0's
+ * descriptors, and check that the window's key really reads its memory.
+ */
+static uint64_t member_win_len;	/* what our window exposes: 0, or 4096 (mute) */
+
+static int member_join_once(struct rg_conn *c, bool desc)
+{
+	const struct rg_win *w = &c->win[0];
+	uint8_t *b;
+	int ret, i;
+
+	ret = connect_retry(c, 0, RG_AUTH_HONEST, NULL, NULL, 1500);
+	if (ret)
+		return ret;
+	ret = rg_wait_desc(c, 0, 20000);
+	if (!ret && desc)
+		ret = rg_win_desc_len(c, 0, member_win_len);
+	if (ret)
+		return ret;
+	if (w->length != VICTIM_WIN || !w->nmrs)
+		return -EPROTO;
+	ret = rg_rdma(c, false, w->mr[0].iova, w->mr[0].rkey, 64);
+	if (ret)
+		return ret;
+	b = rg_rdma_buf(c);
+	for (i = 0; i < 64; i++)
+		if (b[i] != victim_byte(i))
+			return -EBADMSG;
+	return 0;
+}
+
+/*
+ * Joining is valid traffic: a transport error while we join (-EIO: our
+ * sends were not acknowledged in 17 ms x 4) means a slow victim, two
+ * emulated guests on two host cores, not a cut-off.  Join again, up to
+ * twice, giving the victim's ACKs a second; the connections after a good
+ * join keep the short timeout that notices a cut-off at once.
+ */
+static int member_join_desc(struct rg_conn *c, bool desc)
+{
+	uint8_t ack = rg_ack_timeout;
+	int ret, tries;
+
+	for (tries = 0;; tries++) {
+		ret = member_join_once(c, desc);
+		if (ret != -EIO || tries == 2)
+			break;
+		SAY("join: %s: joining again with a 1 s ACK timeout", strerror(-ret));
+		rg_close(c);
+		rg_ack_timeout = 18;
+	}
+	rg_ack_timeout = ack;
+	return ret;
+}
+
+static int member_join(struct rg_conn *c)
+{
+	return member_join_desc(c, true);
+}
+
+/* Cut off?  Then the keys it was given must not work any more. */
+static bool member_cut_off(struct rg_conn *c, const char *what)
+{
+	const struct rg_win *w = &c->win[0];
+	int waited;
+
+	/* the victim fails us and puts our QP in error at once: give it time */
+	for (waited = 0; waited < 1500 && !c->dead; waited += 100) {
+		rg_poll(c, 50);
+		rg_cm_event(c, 50);
+	}
+	memset(rg_rdma_buf(c), 0xee, 8);
+	if (!c->dead && !rg_rdma(c, true, w->mr[0].iova, w->mr[0].rkey, 8)) {
+		BAD("%s: not cut off: an RDMA write with its key got through", what);
+		return false;
+	}
+	return true;
+}
+
+static void put_le32(uint8_t *p, uint32_t v)
+{
+	v = htole32(v);
+	memcpy(p, &v, 4);
+}
+
+/* One invalid message of each kind: built on top of the valid ones. */
+struct bad_msg {
+	const char *name;
+	uint8_t type;
+	uint32_t arg;
+	uint16_t len;		/* payload bytes */
+	int hdr_len_delta;	/* header's len minus the real one */
+	uint8_t version;	/* 0: the right one */
+	void (*fill)(uint8_t *payload);
+};
+
+static void fill_desc_nmrs(uint8_t *p)
+{
+	struct rmawin_wire_desc *d = (void *)p;
+
+	d->length = htole64(4096);
+	d->chunk = htole64(4096);
+	d->disp_unit = htole32(1);
+	d->nmrs = htole32(0x7fffffff);	/* far more regions than the length needs */
+}
+
+static void fill_desc_dup(uint8_t *p)
+{
+	struct rmawin_wire_desc *d = (void *)p;
+
+	d->chunk = htole64(4096);
+	d->disp_unit = htole32(1);	/* window 0 again: it is complete already */
+}
+
+static void fill_desc_status(uint8_t *p)
+{
+	struct rmawin_wire_desc *d = (void *)p;
+
+	d->status = htole32(5);		/* a positive "errno" */
+}
+
+static void fill_acc_range(uint8_t *p)
+{
+	struct rmawin_wire_acc *a = (void *)p;
+
+	a->opcode = RMAWIN_OP_ACC;
+	a->datatype = RMAWIN_TYPE_INT64;
+	a->offset = htole64(VICTIM_WIN);	/* just past the window */
+	a->len = htole32(8);
+}
+
+static void fill_acc_wrap(uint8_t *p)
+{
+	struct rmawin_wire_acc *a = (void *)p;
+
+	a->opcode = RMAWIN_OP_ACC;
+	a->datatype = RMAWIN_TYPE_INT64;
+	a->offset = htole64(~0ULL - 3);	/* offset + len wraps around */
+	a->len = htole32(8);
+}
+
+static void fill_acc_type(uint8_t *p)
+{
+	struct rmawin_wire_acc *a = (void *)p;
+
+	a->opcode = RMAWIN_OP_ACC;
+	a->acc_op = RMAWIN_ACC_BAND;
+	a->datatype = RMAWIN_TYPE_DOUBLE;	/* BAND on double: MPI has none */
+	a->len = htole32(8);
+}
+
+static void fill_acc_len(uint8_t *p)
+{
+	struct rmawin_wire_acc *a = (void *)p;
+
+	a->opcode = RMAWIN_OP_ACC;
+	a->datatype = RMAWIN_TYPE_INT64;
+	a->len = htole32(448 * 1000);	/* more data than the message holds */
+}
+
+static void fill_acc_win(uint8_t *p)
+{
+	struct rmawin_wire_acc *a = (void *)p;
+
+	a->win = htole32(77);		/* no such window */
+	a->opcode = RMAWIN_OP_ACC;
+	a->datatype = RMAWIN_TYPE_INT64;
+	a->len = htole32(8);
+}
+
+static void fill_reply(uint8_t *p)
+{
+	struct rmawin_wire_acc_reply *r = (void *)p;
+
+	r->len = htole32(8);		/* a reply to a request never made */
+}
+
+static void fill_lock_type(uint8_t *p)
+{
+	put_le32(p, 7);
+}
+
+static void fill_lock_shared(uint8_t *p)
+{
+	put_le32(p, RMAWIN_LOCK_TYPE_SHARED);
+}
+
+static void fill_notify_range(uint8_t *p)
+{
+	struct rmawin_wire_notify *n = (void *)p;
+
+	n->target_disp = htole64(VICTIM_WIN);
+	n->len = htole64(1);
+}
+
+static void fill_notify_huge(uint8_t *p)
+{
+	struct rmawin_wire_notify *n = (void *)p;
+
+	n->target_disp = htole64(1ULL << 62);	/* disp * unit overflows */
+	n->len = htole64(8);
+}
+
+static const struct bad_msg bad_msgs[] = {
+	{ "type 0", 0, 0, 0 },
+	{ "type past the last", RMAWIN_MSG_LAST, 0, 0 },
+	{ "type 255", 255, 0, 0 },
+	{ "wrong version", RMAWIN_MSG_BARRIER, 0, 0, 0, 1 },
+	{ "header longer than the message", RMAWIN_MSG_BARRIER, 0, 0, 8 },
+	{ "header shorter than the message", RMAWIN_MSG_NOTIFY, 0, 24, -4 },
+	{ "second proof", RMAWIN_MSG_AUTH, 0, 32 },
+	{ "welcome from the initiator", RMAWIN_MSG_WELCOME, 0, 0 },
+	{ "barrier: round past the last", RMAWIN_MSG_BARRIER, 5, 0 },
+	{ "barrier: with a payload", RMAWIN_MSG_BARRIER, 0, 8 },
+	{ "desc: truncated", RMAWIN_MSG_WIN_DESC, 1, 16 },
+	{ "desc: oversized", RMAWIN_MSG_WIN_DESC, 1, RMAWIN_CTRL_SIZE - 8 },
+	{ "desc: nmrs against length", RMAWIN_MSG_WIN_DESC, 1, 40, 0, 0, fill_desc_nmrs },
+	{ "desc: window 0 twice", RMAWIN_MSG_WIN_DESC, 0, 40, 0, 0, fill_desc_dup },
+	{ "desc: window far ahead", RMAWIN_MSG_WIN_DESC, 1000, 40, 0, 0, fill_desc_dup },
+	{ "desc: positive status", RMAWIN_MSG_WIN_DESC, 1, 40, 0, 0, fill_desc_status },
+	{ "acc: truncated", RMAWIN_MSG_ACC, 1, 12 },
+	{ "acc: past the window", RMAWIN_MSG_ACC, 1, 32, 0, 0, fill_acc_range },
+	{ "acc: offset wraps", RMAWIN_MSG_ACC, 1, 32, 0, 0, fill_acc_wrap },
+	{ "acc: op and type MPI lacks", RMAWIN_MSG_ACC, 1, 32, 0, 0, fill_acc_type },
+	{ "acc: longer than its data", RMAWIN_MSG_ACC, 1, 32, 0, 0, fill_acc_len },
+	{ "acc: unknown window", RMAWIN_MSG_ACC, 1, 32, 0, 0, fill_acc_win },
+	{ "acc reply: to nothing", RMAWIN_MSG_ACC_REPLY, 1, 24, 0, 0, fill_reply },
+	{ "lock: bad type", RMAWIN_MSG_LOCK, 0, 8, 0, 0, fill_lock_type },
+	{ "lock: unknown window", RMAWIN_MSG_LOCK, 9, 8, 0, 0, fill_lock_shared },
+	{ "lock: truncated", RMAWIN_MSG_LOCK, 0, 4 },
+	{ "unlock: not held", RMAWIN_MSG_UNLOCK, 0, 8, 0, 0, fill_lock_shared },
+	{ "lock grant: never asked", RMAWIN_MSG_LOCK_GRANT, 0, 0 },
+	{ "complete: no post", RMAWIN_MSG_COMPLETE, 0, 0 },
+	{ "post: unknown window", RMAWIN_MSG_POST, 5, 0 },
+	{ "notify: past the window", RMAWIN_MSG_NOTIFY, 0, 24, 0, 0, fill_notify_range },
+	{ "notify: displacement overflows", RMAWIN_MSG_NOTIFY, 0, 24, 0, 0, fill_notify_huge },
+	{ "notify: truncated", RMAWIN_MSG_NOTIFY, 0, 20 },
+};
+
+static int send_bad(struct rg_conn *c, const struct bad_msg *b)
+{
+	uint8_t msg[RMAWIN_CTRL_SIZE];
+	struct rmawin_wire_hdr *h = (void *)msg;
+
+	memset(msg, 0, sizeof(msg));
+	h->type = b->type;
+	h->version = b->version ?: RMAWIN_WIRE_VERSION;
+	h->len = htole16(b->len + b->hdr_len_delta);
+	h->arg = htole32(b->arg);
+	if (b->fill)
+		b->fill(msg + sizeof(*h));
+	return rg_send_raw(c, msg, sizeof(*h) + b->len);
+}
+
+/* A whole sequence in one connection that is invalid only as a whole. */
+static int send_sequence(struct rg_conn *c, int which)
+{
+	uint8_t lk[8] = { 0 };
+	int i, ret = 0;
+
+	switch (which) {
+	case 0:	/* the same lock twice: one waiter per rank and window */
+		for (i = 0; i < 2 && !ret; i++)
+			ret = rg_send(c, RMAWIN_MSG_LOCK, 0, lk, sizeof(lk));
+		return ret;
+	case 1:	/* POSTs far ahead of any START */
+		for (i = 0; i < 4 && !ret; i++)
+			ret = rg_send(c, RMAWIN_MSG_POST, 0, NULL, 0);
+		return ret;
+	default:	/* barrier rounds ahead of the victim, still creating its window */
+		for (i = 0; i < 3 && !ret; i++)
+			ret = rg_send(c, RMAWIN_MSG_BARRIER, 0, NULL, 0);
+		return ret;
+	}
+}
+
+int case_msgs(void)
+{
+	size_t n = sizeof(bad_msgs) / sizeof(bad_msgs[0]), i;
+	struct rg_conn c;
+	int ret;
+
+	for (i = 0; i < n + 3; i++) {
+		const char *name = i < n ? bad_msgs[i].name :
+				   i == n ? "lock twice" : i == n + 1 ? "posts ahead" :
+				   "barriers ahead";
+
+		/* the victim waits for our window descriptor in all but the last */
+		ret = member_join_desc(&c, i < n + 2);
+		if (ret)
+			return SAY("%s: join: %s", name, strerror(-ret)), 1;
+		ret = i < n ? send_bad(&c, &bad_msgs[i]) : send_sequence(&c, i - n);
+		if (member_cut_off(&c, name))
+			SAY("%s: cut off, its keys dead", name);
+		rg_close(&c);
+	}
+	return 0;
+}
+
+/* ---- Fuzz ---------------------------------------------------------------- */
+
+static uint64_t rng_state;
+
+static uint64_t rng(void)
+{
+	/* xorshift64*: reproducible from the seed, nothing more asked of it */
+	rng_state ^= rng_state >> 12;
+	rng_state ^= rng_state << 25;
+	rng_state ^= rng_state >> 27;
+	return rng_state * 0x2545f4914f6cdd1dULL;
+}
+
+/*
+ * What the fuzzer knows of the protocol state of its connection, so that
+ * most of its messages are valid (and the connection lasts) before the
+ * mutations make some of them not.
+ */
+struct fuzz_state {
+	long barriers;		/* BARRIER messages sent */
+	int lock;		/* lock type + 1 held (asked for), 0 for none */
+	int posts;		/* POSTs sent (the victim never STARTs) */
+	bool desc1;		/* window 1's descriptor sent */
+	long notifies;
+};
+
+/* A message that is valid in state @st (with a few that never are). */
+static size_t fuzz_base(uint8_t *msg, struct fuzz_state *st, const struct rg_conn *c)
+{
+	static const uint8_t never[] = { RMAWIN_MSG_AUTH, RMAWIN_MSG_LOCK_GRANT,
+					 RMAWIN_MSG_COMPLETE, RMAWIN_MSG_ACC_REPLY };
+	struct rmawin_wire_hdr *h = (void *)msg;
+	uint8_t *p = msg + sizeof(*h);
+	struct rmawin_wire_acc *a = (void *)p;
+	struct rmawin_wire_notify *nt = (void *)p;
+	struct rmawin_wire_desc *d = (void *)p;
+	size_t len = 0;
+	uint32_t n, pick = rng() % 100;
+
+	memset(msg, 0, RMAWIN_CTRL_SIZE);
+	h->version = RMAWIN_WIRE_VERSION;
+	if (pick < 4) {
+		h->type = never[rng() % sizeof(never)];
+		len = h->type == RMAWIN_MSG_AUTH ? 32 :
+		      h->type == RMAWIN_MSG_ACC_REPLY ? sizeof(struct rmawin_wire_acc_reply) : 0;
+	} else if (pick < 12 && st->barriers <= (long)c->nbarrier) {
+		h->type = RMAWIN_MSG_BARRIER;
+		st->barriers++;
+	} else if (pick < 24) {
+		h->type = st->lock ? RMAWIN_MSG_UNLOCK : RMAWIN_MSG_LOCK;
+		if (!st->lock)
+			st->lock = 1 + rng() % 2;
+		else
+			st->lock = -st->lock;	/* sent the unlock */
+		put_le32(p, (st->lock < 0 ? -st->lock : st->lock) - 1);
+		if (st->lock < 0)
+			st->lock = 0;
+		len = 8;
+	} else if (pick < 28 && st->posts < 2) {
+		h->type = RMAWIN_MSG_POST;
+		st->posts++;
+	} else if (pick < 30 && !st->desc1) {
+		h->type = RMAWIN_MSG_WIN_DESC;
+		h->arg = htole32(1);
+		d->chunk = htole64(4096);
+		d->disp_unit = htole32(1);
+		len = sizeof(*d);
+		st->desc1 = true;
+	} else if (pick < 60 && st->notifies < RMAWIN_NOTIFY_PER_PEER) {
+		h->type = RMAWIN_MSG_NOTIFY;
+		nt->target_disp = htole64(rng() % VICTIM_WIN);
+		nt->len = htole64(rng() % (VICTIM_WIN - le64toh(nt->target_disp) + 1));
+		nt->tag = htole32(rng());
+		len = sizeof(*nt);
+		st->notifies++;
+	} else {
+		h->type = RMAWIN_MSG_ACC;
+		n = 8 * (1 + rng() % 8);
+		a->opcode = RMAWIN_OP_ACC + rng() % 4;
+		a->acc_op = a->opcode == RMAWIN_OP_CAS ? 0 : rng() % RMAWIN_ACC_LAST;
+		a->datatype = RMAWIN_TYPE_INT64;
+		if (a->opcode >= RMAWIN_OP_FETCH_OP)
+			n = 8;
+		a->offset = htole64(8 * (rng() % (VICTIM_WIN / 8 - n / 8 + 1)));
+		a->len = htole32(n);
+		len = sizeof(*a) + n * (a->opcode == RMAWIN_OP_CAS ? 2 : 1);
+		h->arg = htole32(rng());
+	}
+	h->len = htole16(len);
+	return sizeof(*h) + len;
+}
+
+/*
+ * Mutate, one time in three: a boundary value in a payload field, random
+ * payload bytes, a flipped bit anywhere, or another length.
+ */
+static size_t fuzz_mutate(uint8_t *msg, size_t len)
+{
+	static const uint64_t edge[] = { 0, 1, 0x7f, 0xff, 0xffff, 0x7fffffff, 0xffffffff,
+					 4096, 4095, VICTIM_WIN, ~0ULL };
+	uint32_t what = rng() % 40;
+	size_t at;
+	uint64_t v;
+
+	if (what >= 10)
+		return len;
+	if (what < 5 && len > 8) {
+		/* a boundary value in a field of the payload */
+		at = 8 + (rng() % ((len - 8 + 3) / 4)) * 4;
+		v = edge[rng() % (sizeof(edge) / sizeof(edge[0]))];
+		if (at + 8 <= RMAWIN_CTRL_SIZE)
+			memcpy(msg + at, &v, rng() % 2 ? 4 : 8);
+	} else if (what < 7) {
+		for (at = 8; at < len; at++)
+			if (rng() % 8 == 0)
+				msg[at] = rng();
+	} else if (what < 9) {
+		at = rng() % (len + 8);
+		if (at < RMAWIN_CTRL_SIZE)
+			msg[at] ^= 1 << (rng() % 8);
+	} else {
+		len = rng() % 2 ? len - rng() % (len + 1) : len + rng() % 64;
+		if (len > RMAWIN_CTRL_SIZE)
+			len = RMAWIN_CTRL_SIZE;
+	}
+	return len ?: 1;
+}
+
+int case_fuzz(uint64_t seed, long count)
+{
+	uint8_t msg[RMAWIN_CTRL_SIZE];
+	long sent = 0, joins = 0, cutoffs = 0;
+	struct fuzz_state st;
+	struct rg_conn c;
+	size_t len;
+	int ret;
+
+	rng_state = seed ?: 1;
+	SAY("fuzz: seed %llu, %ld messages", (unsigned long long)seed, count);
+	while (sent < count) {
+		ret = member_join(&c);
+		if (ret)
+			return SAY("fuzz: join %ld: %s", joins + 1, strerror(-ret)), 1;
+		joins++;
+		memset(&st, 0, sizeof(st));
+		if (getenv("ROGUE_VERBOSE") || joins % 500 == 0)
+			SAY("fuzz: join %ld after %ld messages", joins, sent);
+		while (sent < count && !c.dead) {
+			len = fuzz_mutate(msg, fuzz_base(msg, &st, &c));
+			if (getenv("ROGUE_VERBOSE"))
+				SAY("fuzz: message %ld: type %u len %zu", sent + 1, msg[0], len);
+			if (rg_send_raw(&c, msg, len))
+				break;
+			sent++;
+			rg_poll(&c, 0);
+		}
+		if (!c.dead) {
+			/* the last ones were valid: leave, as a member may */
+			rg_close(&c);
+			continue;
+		}
+		cutoffs++;
+		rg_close(&c);
+	}
+	SAY("fuzz: seed %llu: %ld messages sent, %ld connections, %ld cut off",
+	    (unsigned long long)seed, sent, joins, cutoffs);
+	return 0;
+}
+
+/* ---- Floods and forged barriers ---------------------------------------- */
+
+int case_notify(long count)
+{
+	struct rmawin_wire_notify n = { .len = htole64(8) };
+	struct rg_conn c;
+	long i;
+	int ret;
+
+	/* valid traffic only: a cut-off here is the failure, not a finding */
+	rg_ack_timeout = 18;	/* 1.07 s, four tries */
+	ret = member_join(&c);
+	if (ret)
+		return SAY("notify: join: %s", strerror(-ret)), 1;
+	for (i = 0; i < count; i++) {
+		n.tag = htole32(i);
+		n.target_disp = htole64(8 * (i % (VICTIM_WIN / 8)));
+		ret = rg_send(&c, RMAWIN_MSG_NOTIFY, 0, &n, sizeof(n));
+		if (ret) {
+			BAD("notify: cut off after %ld valid notifications: %s", i, strerror(-ret));
+			break;
+		}
+	}
+	SAY("notify: %ld notifications sent", i);
+	/* tell the victim we are done: the barrier it waits in */
+	if (!c.dead && member_until_closed(&c, 60000))
+		BAD("notify: the victim did not go on");
+	rg_close(&c);
+	return 0;
+}
+
+int case_barrier4(void)
+{
+	struct rg_conn c[RG_MAX_RANKS];
+	int v, ret;
+
+	/* our send must be acknowledged, and a slow victim (PREEMPT_RT) is not a cut-off */
+	rg_ack_timeout = 18;	/* 1.07 s, four tries */
+	for (v = 0; v < G.rank; v++) {
+		ret = connect_retry(&c[v], v, RG_AUTH_HONEST, NULL, NULL, 1500);
+		if (ret)
+			return SAY("barrier4: connect to %d: %s", v, strerror(-ret)), 1;
+	}
+	/* rank 3 sends rank 0's round 0 legitimately; round 1 is rank 2's */
+	ret = rg_send(&c[0], RMAWIN_MSG_BARRIER, 1, NULL, 0);
+	/*
+	 * Victim 0 cuts us off for it, as it must: if it tore the queue pair
+	 * down before its ACK reached us (a loaded PREEMPT_RT guest), our send
+	 * ends in EIO.  The victims check that it came and was refused.
+	 */
+	if (ret == -EIO)
+		SAY("barrier4: send: %s: cut off before the ACK came", strerror(-ret));
+	else if (ret)
+		BAD("barrier4: send: %s", strerror(-ret));
+	rg_poll(&c[0], 1500);
+	for (v = 0; v < G.rank; v++)
+		rg_close(&c[v]);
+	return 0;
+}
+
+/*
+ * A member that stops answering: it joins, passes the victim's first
+ * fence, then takes messages and answers none (no accumulate reply ever).
+ * The victim's poller fills its window of unanswered fragments and waits;
+ * the victim must still be able to die at once.
+ */
+int case_mute(int secs)
+{
+	struct rg_conn c;
+	int ret, t;
+
+	member_win_len = 4096;
+	ret = member_join(&c);
+	if (ret)
+		return SAY("mute: join: %s", strerror(-ret)), 1;
+	ret = rg_send(&c, RMAWIN_MSG_BARRIER, 0, NULL, 0);
+	for (t = 0; t < secs * 10 && !c.dead; t++)
+		rg_poll(&c, 100);
+	SAY("mute: %lu messages taken, %lu of them accumulate fragments never answered",
+	    c.nrecv, c.nrecv - c.nbarrier - c.nwelcome - 1);
+	rg_close(&c);
+	return ret;
+}
