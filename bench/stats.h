@@ -8,7 +8,11 @@
 
 #include <stddef.h>
 
-/* CLOCK_MONOTONIC, in microseconds. */
+/*
+ * Microseconds on a monotonic clock: on x86 the time stamp counter scaled
+ * against CLOCK_MONOTONIC, as perftest times its samples, else
+ * CLOCK_MONOTONIC itself.
+ */
 double now_us(void);
 
 /* The spread reported for every measurement. */
