@@ -22,6 +22,7 @@ static const char *const rmawin_counter_names[] = {
 	[RMAWIN_CNT_PROTO_ERRORS] = "proto_errors",
 	[RMAWIN_CNT_NOTIFY_LOST] = "notify_lost",
 	[RMAWIN_CNT_NIC_ATOMICS] = "nic_atomics",
+	[RMAWIN_CNT_POLL_NS] = "poll_ns",
 };
 
 static void rmawin_show_counters(struct seq_file *m, atomic_long_t *c)
@@ -42,6 +43,10 @@ static int rmawin_stats_show(struct seq_file *m, void *unused)
 	seq_printf(m, "qps %d\n", atomic_read(&rmawin_stats.qps));
 	seq_printf(m, "mrs %d\n", atomic_read(&rmawin_stats.mrs));
 	seq_printf(m, "reqs %d\n", atomic_read(&rmawin_stats.reqs));
+	seq_printf(m, "pollers %d\n", atomic_read(&rmawin_stats.pollers));
+	seq_printf(m, "poll_sleeps_idle %ld\n", atomic_long_read(&rmawin_stats.poll_sleeps_idle));
+	seq_printf(m, "poll_sleeps_shared %ld\n",
+		   atomic_long_read(&rmawin_stats.poll_sleeps_shared));
 	rmawin_show_counters(m, rmawin_stats.counters);
 	return 0;
 }
@@ -55,6 +60,8 @@ static int rmawin_ep_stats_show(struct seq_file *m, void *unused)
 	seq_printf(m, "pid %d\n", pid_nr(ep->pid));
 	/* threads waiting for peers (a barrier, a lock, a POST...), without the lock */
 	seq_printf(m, "waiting %u\n", READ_ONCE(ep->sleepers));
+	/* the thread rmawin_poll/<n> that consumes its ring, or -1 */
+	seq_printf(m, "poller %d\n", rmawin_ring_poller_of(ep));
 	/*
 	 * The lock keeps the group from going away under us.  No call holds
 	 * it while it waits for peers, but one may for a round trip (a flush,

@@ -714,6 +714,29 @@ int rmawin_op_run(struct rmawin_ep *ep, const struct rmawin_op_desc *op, bool ri
 	return ret ?: rmawin_op_issue(ep, op, &t);
 }
 
+/**
+ * rmawin_op_would_wait() - would running a ring entry now wait for the network?
+ * @ep: the endpoint, locked
+ * @op: the descriptor, in kernel memory
+ *
+ * A flush of a window with operations in flight would: the shared poller
+ * leaves it at the head of its ring until they complete, rather than
+ * wait there for one process's round trips.  A descriptor that fails its
+ * checks would not: running it reports the error at once.
+ *
+ * Return: true if rmawin_op_run() would wait for completions.
+ */
+bool rmawin_op_would_wait(struct rmawin_ep *ep, const struct rmawin_op_desc *op)
+{
+	struct rmawin_win *win;
+
+	lockdep_assert_held(&ep->lock);
+	if (op->opcode != RMAWIN_OP_FLUSH || rmawin_ep_check_group(ep) ||
+	    rmawin_flush_check(ep, op, &win))
+		return false;
+	return !rmawin_win_idle(win);
+}
+
 /*
  * RMAWIN_RMA_QUIET: has every window of the issued batch nothing in flight
  * and no error waiting?  Its finished operations are reaped first, which

@@ -2,109 +2,57 @@
 /*
  * rmawin: the zero-syscall path.  A submission ring of operation
  * descriptors (the very struct RMAWIN_IOC_RMA takes) and a completion ring,
- * in memory the process maps, and a kernel thread per endpoint, the
- * poller, that consumes the submission ring while there is work and runs
- * each entry through the same code as the ioctl.
+ * in memory the process maps, consumed by a poller thread (poller.c) that
+ * runs each entry through the same code as the ioctl.
  *
- * Nothing userspace writes is trusted: the poller keeps its own copy of
+ * Nothing userspace writes is trusted: the consumer keeps its own copy of
  * the submission head, reads the tail once per pass and checks it is at
  * most a ring ahead, masks every index, and copies each descriptor out of
  * the shared page before looking at it.  Userspace can only make its own
  * operations fail.
  *
  * The poller runs in the owner's address space (kthread_use_mm) while it
- * is awake, so that origin buffers are read and results written exactly
- * as the ioctl does, but it never pins: see rmawin_ring_setup's comment in
- * the uapi header.  After idle_us with nothing to do it sets
- * RMAWIN_SQ_NEED_WAKEUP and sleeps; RMAWIN_IOC_RING_ENTER wakes it.  Both
- * sides order "publish my index, full barrier, read the other's" so that a
- * submission is never left in a sleeping ring.
- *
- * The poller only spins while it has its CPU to itself (KVM's halt polling
- * asks the same question, single_task_running()): a poller that shares
- * its CPU with the very process waiting on it only delays that process by
- * a time slice.  It sleeps instead, and the doorbell, RMAWIN_ENTER_SUBMIT,
- * runs the queued entries in the submitter's own system call; the poller is
- * woken again when it went to sleep idle, or when it last gave its CPU
- * away more than RMAWIN_RING_REPROBE_NS ago.
+ * consumes the ring, so that origin buffers are read and results written
+ * exactly as the ioctl does, but it never pins: see rmawin_ring_setup's
+ * comment in the uapi header.  When it sleeps it sets
+ * RMAWIN_SQ_NEED_WAKEUP; RMAWIN_IOC_RING_ENTER wakes it, or runs the
+ * entries in the caller's own system call (RMAWIN_ENTER_SUBMIT).  Both
+ * sides order "publish my index, full barrier, read the other's" so that
+ * a submission is never left in a sleeping ring.
  */
-#include <linux/kthread.h>
-#include <linux/cgroup.h>
 #include <linux/vmalloc.h>
 #include <linux/sched/mm.h>
-#include <linux/sched/stat.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
 
-#include "rmawin.h"
+#include "ring.h"
 
 #define RMAWIN_RING_DEFAULT_SQ		256
 #define RMAWIN_RING_MAX_SQ		4096
-#define RMAWIN_RING_DEFAULT_IDLE_US	1000
+#define RMAWIN_RING_DEFAULT_IDLE_US	10000
 #define RMAWIN_RING_MAX_IDLE_US		1000000
 /* entries per pass under the endpoint's lock, so the owner's ioctls get in */
 #define RMAWIN_RING_BATCH		32
-/* a poller that gave its CPU away is tried again after this long */
-#define RMAWIN_RING_REPROBE_NS		(2 * NSEC_PER_MSEC)
 
 /* Each shared index on its own cache line; the descriptors start after. */
 #define RMAWIN_RING_LINE		64
 #define RMAWIN_RING_SQES_OFF		(8 * RMAWIN_RING_LINE)
 
 /**
- * struct rmawin_ring - an endpoint's rings and poller
- * @ep: the endpoint; release stops the poller before it lets go of it
- * @mem: the shared pages (vmalloc_user), @len bytes
- * @len: bytes mapped
- * @sq_head: shared: consumed submissions
- * @sq_tail: shared, written by userspace: submissions written
- * @sq_flags: shared: RMAWIN_SQ_*
- * @cq_head: shared, written by userspace: completions read
- * @cq_tail: shared: completions written
- * @sqes: shared: the descriptor array
- * @cqes: shared: the completion array
- * @sq_entries: number of submission entries (a power of two)
- * @cq_entries: number of completion entries (a power of two)
- * @head: our own submission head (under the endpoint lock); the shared one
- *	is a copy
- * @ctail: our own completion tail (under the endpoint lock)
- * @flags: the poller's own copy of the flags
- * @idle_ns: spin this long with nothing to do before sleeping
- * @reprobe_ns: a doorbell that ran the entries itself wakes the sleeping
- *	poller only from this time on: 0 if it went to sleep idle, else
- *	RMAWIN_RING_REPROBE_NS after it gave its CPU to another task
- * @mm: the owner's address space (mmgrab'ed)
- * @poller: the thread, until rmawin_ring_stop() takes it
- * @wait: the sleeping poller waits here
+ * rmawin_ring_set_flags() - change the flags userspace reads
+ * @ring: the ring
+ * @set: RMAWIN_SQ_* to set
+ * @clear: RMAWIN_SQ_* to clear
+ *
+ * Context: process context; takes @ring->flags_lock.
  */
-struct rmawin_ring {
-	struct rmawin_ep *ep;
-	void *mem;
-	size_t len;
-	u32 *sq_head;
-	u32 *sq_tail;
-	u32 *sq_flags;
-	u32 *cq_head;
-	u32 *cq_tail;
-	struct rmawin_op_desc *sqes;
-	struct rmawin_cqe *cqes;
-	u32 sq_entries;
-	u32 cq_entries;
-	u32 head;
-	u32 ctail;
-	u32 flags;
-	u64 idle_ns;
-	u64 reprobe_ns;
-	struct mm_struct *mm;
-	struct task_struct *poller;
-	wait_queue_head_t wait;
-};
-
-static void rmawin_ring_set_flags(struct rmawin_ring *ring, u32 set, u32 clear)
+void rmawin_ring_set_flags(struct rmawin_ring *ring, u32 set, u32 clear)
 {
+	spin_lock(&ring->flags_lock);
 	WRITE_ONCE(ring->flags, (ring->flags | set) & ~clear);
 	/* release: RMAWIN_SQ_DEAD follows the last completion it may have */
 	smp_store_release(ring->sq_flags, ring->flags);
+	spin_unlock(&ring->flags_lock);
 }
 
 /* Room for one more completion?  A cq_head that lies counts as no room. */
@@ -126,20 +74,34 @@ static void rmawin_ring_post(struct rmawin_ring *ring, u64 user_data, int res, u
 	smp_store_release(ring->cq_tail, ring->ctail);
 }
 
-/* Work the poller can do now: submissions, and room for their completions. */
-static bool rmawin_ring_has_work(struct rmawin_ring *ring)
+/**
+ * rmawin_ring_has_work() - work a consumer can do now
+ * @ring: the ring
+ *
+ * Return: true if there are submissions, and room for their completions.
+ */
+bool rmawin_ring_has_work(struct rmawin_ring *ring)
 {
 	/* acquire: pairs with the submitter's store-release of its tail */
 	return smp_load_acquire(ring->sq_tail) != READ_ONCE(ring->head) &&
 	       rmawin_ring_cq_room(ring);
 }
 
-/*
- * One pass over the submission ring, by the poller or by a doorbell with
- * RMAWIN_ENTER_SUBMIT; the endpoint's lock makes them take turns.
+/**
+ * rmawin_ring_consume() - one pass over the submission ring
+ * @ring: the ring
+ * @poller: the shared poller is the consumer, not the owner's doorbell
+ *	(RMAWIN_ENTER_SUBMIT): it must not wait for what one process does,
+ *	so it skips a ring whose endpoint lock is held, and leaves a flush
+ *	whose window still has operations in flight at the head of the ring
+ *	for its next pass
+ *
+ * The endpoint's lock makes the poller and a doorbell take turns.
+ *
+ * Context: process context; the caller is in the owner's address space.
  * Return: entries consumed.
  */
-static int rmawin_ring_consume(struct rmawin_ring *ring)
+int rmawin_ring_consume(struct rmawin_ring *ring, bool poller)
 {
 	struct rmawin_ep *ep = ring->ep;
 	struct rmawin_op_desc op;
@@ -148,7 +110,10 @@ static int rmawin_ring_consume(struct rmawin_ring *ring)
 
 	if (!rmawin_ring_has_work(ring))
 		return 0;
-	mutex_lock(&ep->lock);
+	if (!poller)
+		mutex_lock(&ep->lock);
+	else if (!mutex_trylock(&ep->lock))
+		return 0;
 	/* stopped (set under this lock): what is left is the library's to run by ioctl */
 	if (READ_ONCE(ring->flags) & RMAWIN_SQ_DEAD) {
 		mutex_unlock(&ep->lock);
@@ -168,6 +133,8 @@ static int rmawin_ring_consume(struct rmawin_ring *ring)
 	while (ring->head != tail && n < RMAWIN_RING_BATCH && rmawin_ring_cq_room(ring)) {
 		/* one copy; userspace may scribble on the slot meanwhile */
 		memcpy(&op, &ring->sqes[ring->head & (ring->sq_entries - 1)], sizeof(op));
+		if (poller && rmawin_op_would_wait(ep, &op))
+			break;
 		res = rmawin_op_run(ep, &op, true);
 		WRITE_ONCE(ring->head, ring->head + 1);
 		/* release: the slot was read before it is handed back */
@@ -177,78 +144,6 @@ static int rmawin_ring_consume(struct rmawin_ring *ring)
 	}
 	mutex_unlock(&ep->lock);
 	return n;
-}
-
-/* Sleep until woken with work, or stopped. */
-static void rmawin_ring_sleep(struct rmawin_ring *ring, bool mm_gone)
-{
-	DEFINE_WAIT(wait);
-
-	prepare_to_wait(&ring->wait, &wait, TASK_INTERRUPTIBLE);
-	rmawin_ring_set_flags(ring, RMAWIN_SQ_NEED_WAKEUP, 0);
-	/* pairs with the submitter's barrier between its tail and its flag read */
-	smp_mb();
-	if (!kthread_should_stop() && (mm_gone || !rmawin_ring_has_work(ring)))
-		schedule();
-	finish_wait(&ring->wait, &wait);
-	rmawin_ring_set_flags(ring, 0, RMAWIN_SQ_NEED_WAKEUP);
-}
-
-/* Enter the owner's address space; false if it is gone (the process exits). */
-static bool rmawin_ring_use_mm(struct rmawin_ring *ring)
-{
-	if (!mmget_not_zero(ring->mm))
-		return false;
-	kthread_use_mm(ring->mm);
-	return true;
-}
-
-static void rmawin_ring_unuse_mm(struct rmawin_ring *ring)
-{
-	kthread_unuse_mm(ring->mm);
-	mmput(ring->mm);
-}
-
-static int rmawin_ring_poller(void *data)
-{
-	struct rmawin_ring *ring = data;
-	u64 last = ktime_get_ns();
-	bool in_mm = false, shared, idle;
-
-	while (!kthread_should_stop()) {
-		if (!in_mm)
-			in_mm = rmawin_ring_use_mm(ring);
-		if (in_mm && rmawin_ring_consume(ring)) {
-			last = ktime_get_ns();
-			cond_resched();
-			continue;
-		}
-		/*
-		 * Another task runnable here: one just woken (a kworker, a
-		 * softirq thread) has need_resched() set and runs first at
-		 * cond_resched(); one that has to wait for its turn is a
-		 * competitor for the CPU, so give it up.  Polled with
-		 * preemption on: a stale answer costs one more spin.
-		 */
-		shared = !single_task_running() && !need_resched();
-		idle = ktime_get_ns() - last >= ring->idle_ns;
-		if (in_mm && !idle && !shared) {
-			cond_resched();
-			cpu_relax();
-			continue;
-		}
-		/* leave the address space, so the process can exit */
-		if (in_mm)
-			rmawin_ring_unuse_mm(ring);
-		WRITE_ONCE(ring->reprobe_ns, in_mm && !idle ?
-			   ktime_get_ns() + RMAWIN_RING_REPROBE_NS : 0);
-		rmawin_ring_sleep(ring, !in_mm);
-		in_mm = false;
-		last = ktime_get_ns();
-	}
-	if (in_mm)
-		rmawin_ring_unuse_mm(ring);
-	return 0;
 }
 
 static int rmawin_ring_args(struct rmawin_ring_setup *s)
@@ -303,7 +198,8 @@ static struct rmawin_ring *rmawin_ring_alloc(struct rmawin_ring_setup *s)
 	ring->sq_entries = s->sq_entries;
 	ring->cq_entries = s->cq_entries;
 	ring->idle_ns = (u64)s->idle_us * NSEC_PER_USEC;
-	init_waitqueue_head(&ring->wait);
+	spin_lock_init(&ring->flags_lock);
+	INIT_LIST_HEAD(&ring->pl_node);
 	s->mmap_offset = RMAWIN_RING_MMAP_OFFSET;
 	s->mmap_len = ring->len;
 	return ring;
@@ -327,7 +223,6 @@ static void rmawin_ring_free(struct rmawin_ring *ring)
 int rmawin_ioctl_ring_setup(struct rmawin_ep *ep, void *arg)
 {
 	struct rmawin_ring_setup *s = arg;
-	struct task_struct *task;
 	struct rmawin_ring *ring;
 	int ret;
 
@@ -348,28 +243,15 @@ int rmawin_ioctl_ring_setup(struct rmawin_ep *ep, void *arg)
 	ring->ep = ep;
 	mmgrab(current->mm);
 	ring->mm = current->mm;
-	task = kthread_create(rmawin_ring_poller, ring, "rmawin_poll/%u", ep->id);
-	if (IS_ERR(task)) {
-		ret = PTR_ERR(task);
-		rmawin_ring_free(ring);
-		goto out_unlock;
-	}
-	/*
-	 * The poller works for this process: in its cgroups (CPU, memory),
-	 * as vhost's workers are, so that nothing it does escapes them.
-	 */
-	ret = cgroup_attach_task_all(current, task);
+	ret = rmawin_poller_attach(ring);
 	if (ret) {
-		kthread_stop(task);
 		rmawin_ring_free(ring);
 		goto out_unlock;
 	}
-	get_task_struct(task);
-	ring->poller = task;
 	/* published whole: mmap and RING_ENTER read it without the lock */
 	smp_store_release(&ep->ring, ring);
-	wake_up_process(task);
-	rmawin_ep_dbg(ep, "ring: %u entries, idle %u us\n", s->sq_entries, s->idle_us);
+	rmawin_ep_dbg(ep, "ring: %u entries, idle %u us, poller %d\n", s->sq_entries,
+		      s->idle_us, rmawin_poller_id(ring));
 out_unlock:
 	mutex_unlock(&ep->lock);
 	return ret;
@@ -389,7 +271,7 @@ static int rmawin_ring_submit(struct rmawin_ring *ring)
 
 	if (current->mm != ring->mm)
 		return -EPERM;
-	while (done < ring->sq_entries && (n = rmawin_ring_consume(ring)) > 0)
+	while (done < ring->sq_entries && (n = rmawin_ring_consume(ring, false)) > 0)
 		done += n;
 	if (READ_ONCE(ring->flags) & RMAWIN_SQ_DEAD)
 		return -ENODEV;
@@ -398,12 +280,6 @@ static int rmawin_ring_submit(struct rmawin_ring *ring)
 	    !rmawin_ring_cq_room(ring))
 		return -EBUSY;
 	return 0;
-}
-
-/* After a doorbell did the work: wake the poller too, to poll again? */
-static bool rmawin_ring_reprobe(struct rmawin_ring *ring)
-{
-	return ktime_get_ns() >= READ_ONCE(ring->reprobe_ns);
 }
 
 /**
@@ -431,9 +307,8 @@ int rmawin_ioctl_ring_enter(struct rmawin_ep *ep, void *arg)
 		if (ret)
 			return ret;
 	}
-	if ((e->flags & RMAWIN_ENTER_WAKEUP) &&
-	    (!(e->flags & RMAWIN_ENTER_SUBMIT) || rmawin_ring_reprobe(ring)))
-		wake_up(&ring->wait);
+	if (e->flags & RMAWIN_ENTER_WAKEUP)
+		rmawin_poller_wake(ring, e->flags & RMAWIN_ENTER_SUBMIT);
 	return 0;
 }
 
@@ -465,7 +340,7 @@ int rmawin_ring_mmap(struct rmawin_ep *ep, struct vm_area_struct *vma)
 }
 
 /**
- * rmawin_ring_stop() - stop the endpoint's poller, if it runs
+ * rmawin_ring_stop() - take the endpoint's ring from its poller, for good
  * @ep: the endpoint
  *
  * The rings stay mapped and say RMAWIN_SQ_DEAD; the memory goes with the
@@ -476,18 +351,13 @@ void rmawin_ring_stop(struct rmawin_ep *ep)
 {
 	/* acquire: pairs with the store-release that published the ring */
 	struct rmawin_ring *ring = smp_load_acquire(&ep->ring);
-	struct task_struct *task;
 
 	if (!ring)
 		return;
-	task = xchg(&ring->poller, NULL);
-	if (!task)
-		return;
-	kthread_stop(task);
-	put_task_struct(task);
+	rmawin_poller_detach(ring);
 	/* under the lock: a doorbell's rmawin_ring_consume() checks it there */
 	mutex_lock(&ep->lock);
-	rmawin_ring_set_flags(ring, RMAWIN_SQ_DEAD, RMAWIN_SQ_NEED_WAKEUP);
+	rmawin_ring_set_flags(ring, RMAWIN_SQ_DEAD, RMAWIN_SQ_NEED_WAKEUP | RMAWIN_SQ_YIELDED);
 	mutex_unlock(&ep->lock);
 }
 
@@ -503,4 +373,18 @@ void rmawin_ring_destroy(struct rmawin_ep *ep)
 	rmawin_ring_stop(ep);
 	rmawin_ring_free(ep->ring);
 	ep->ring = NULL;
+}
+
+/**
+ * rmawin_ring_poller_of() - the id of the poller consuming an endpoint's ring
+ * @ep: the endpoint
+ *
+ * Return: the id (the number in the thread's name), or -1 for none.
+ */
+int rmawin_ring_poller_of(struct rmawin_ep *ep)
+{
+	/* acquire: pairs with the store-release that published the ring */
+	struct rmawin_ring *ring = smp_load_acquire(&ep->ring);
+
+	return ring ? rmawin_poller_id(ring) : -1;
 }

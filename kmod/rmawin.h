@@ -50,6 +50,7 @@ struct net;
  * @RMAWIN_CNT_PROTO_ERRORS: peers cut off for an invalid message
  * @RMAWIN_CNT_NOTIFY_LOST: notifications a full queue could not hold
  * @RMAWIN_CNT_NIC_ATOMICS: atomic work requests posted (atomic.c)
+ * @RMAWIN_CNT_POLL_NS: time a poller spent on the endpoint's ring (ns)
  * @RMAWIN_NR_COUNTERS: the number of counters
  */
 enum rmawin_counter {
@@ -64,6 +65,7 @@ enum rmawin_counter {
 	RMAWIN_CNT_PROTO_ERRORS,
 	RMAWIN_CNT_NOTIFY_LOST,
 	RMAWIN_CNT_NIC_ATOMICS,
+	RMAWIN_CNT_POLL_NS,
 	RMAWIN_NR_COUNTERS,
 };
 
@@ -111,8 +113,8 @@ struct rmawin_dev {
  * @notify_lock: protects @notify_q
  * @notify_q: notifications of notified puts, oldest first
  * @notify_lost: notifications dropped since a NOTIFY_WAIT last said so
- * @ring: the zero-syscall rings and poller, or NULL; set once under @lock,
- *	freed with the endpoint
+ * @ring: the zero-syscall rings, or NULL; set once under @lock, freed
+ *	with the endpoint
  * @closing: the file is being released: every wait on @wq ends (the
  *	ring's poller, a kthread, gets no fatal signal to end them)
  * @req_free: requests reaped and kept for the next operations (at most
@@ -669,6 +671,9 @@ struct rmawin_group {
  * @qps: queue pairs
  * @mrs: memory regions
  * @reqs: operations in flight
+ * @pollers: poller threads (poller.c)
+ * @poll_sleeps_idle: times a poller slept for want of work
+ * @poll_sleeps_shared: times a poller slept because its CPU was wanted
  * @counters: one per enum rmawin_counter, each the sum over all endpoints
  */
 struct rmawin_stats {
@@ -679,6 +684,9 @@ struct rmawin_stats {
 	atomic_t qps;
 	atomic_t mrs;
 	atomic_t reqs;
+	atomic_t pollers;
+	atomic_long_t poll_sleeps_idle;
+	atomic_long_t poll_sleeps_shared;
 	atomic_long_t counters[RMAWIN_NR_COUNTERS];
 };
 
@@ -849,6 +857,7 @@ void rmawin_tables_free(struct rmawin_group *grp);
 /* ops.c */
 int rmawin_ioctl_rma(struct rmawin_ep *ep, void *arg);
 int rmawin_op_run(struct rmawin_ep *ep, const struct rmawin_op_desc *op, bool ring);
+bool rmawin_op_would_wait(struct rmawin_ep *ep, const struct rmawin_op_desc *op);
 int rmawin_win_complete(struct rmawin_win *win);
 void rmawin_win_reap(struct rmawin_win *win, bool copy_out);
 void rmawin_reqs_free_cache(struct rmawin_ep *ep);
@@ -913,6 +922,7 @@ int rmawin_ioctl_ring_enter(struct rmawin_ep *ep, void *arg);
 int rmawin_ring_mmap(struct rmawin_ep *ep, struct vm_area_struct *vma);
 void rmawin_ring_stop(struct rmawin_ep *ep);
 void rmawin_ring_destroy(struct rmawin_ep *ep);
+int rmawin_ring_poller_of(struct rmawin_ep *ep);
 
 /* sync.c */
 int rmawin_ioctl_fence(struct rmawin_ep *ep, void *arg);

@@ -58,8 +58,14 @@ static void rmawin_atfork_init(void)
 	pthread_atfork(NULL, NULL, rmawin_count_fork);
 }
 
-/* Spins of a completion wait before the doorbell is rung again, just in case */
-#define RMAWIN_RING_REWAKE_SPINS	(1UL << 20)
+/*
+ * Spins of a wait between two looks at the poller's flag.  The kernel
+ * clears RMAWIN_SQ_NEED_WAKEUP when a doorbell wakes the poller, so a
+ * flag still set after a doorbell means the doorbell ran the entries
+ * itself (a poller without a CPU of its own is left asleep for a while)
+ * or the poller went back to sleep: ring again.
+ */
+#define RMAWIN_RING_REWAKE_SPINS	(1UL << 10)
 
 static int rmawin_no_ring_env(void)
 {
@@ -266,7 +272,8 @@ static void rmawin_ring_settle(struct rmawin_ep *ep, int *wres)
 		}
 		/*
 		 * A sleeping poller with our entries unconsumed: run them in
-		 * this system call, once now and again only after a long wait.
+		 * this system call, now and, should the flag stay set (the
+		 * completion ring was full), again after a while.
 		 */
 		if (++spins >= RMAWIN_RING_REWAKE_SPINS) {
 			spins = 0;
@@ -358,6 +365,32 @@ int rmawin__ring_queue(struct rmawin_ep *ep, const struct rmawin_op_desc *op)
 out_unusable:
 	rmawin_ring_unlock(r);
 	return 0;
+}
+
+/**
+ * rmawin__ring_bypass() - should the next operation go by ioctl instead?
+ * @ep: the endpoint
+ *
+ * Yes while the poller sleeps because another task wanted its CPU
+ * (RMAWIN_SQ_YIELDED) and every submission of ours has run and been
+ * reaped: the doorbell would run the entry in this thread's system call
+ * anyway, and RMAWIN_IOC_RMA does that with a copy less and can say
+ * whether the window is quiet.  Nothing queued is overtaken.
+ *
+ * Return: 1 to use the ioctl, 0 to use the ring.
+ */
+int rmawin__ring_bypass(struct rmawin_ep *ep)
+{
+	struct rmawin__ring *r = ep->ring;
+	int ret;
+
+	if (!rmawin_ring_usable(r) ||
+	    !(__atomic_load_n(r->sq_flags, __ATOMIC_ACQUIRE) & RMAWIN_SQ_YIELDED))
+		return 0;
+	rmawin_ring_lock(r);
+	ret = rmawin_ring_reap(ep, NULL) && r->chead == r->tail;
+	rmawin_ring_unlock(r);
+	return ret;
 }
 
 /**

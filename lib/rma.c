@@ -64,9 +64,12 @@ int rmawin__win_quiet(const struct rmawin_win *win)
 	       __atomic_load_n(&win->quiet, __ATOMIC_ACQUIRE) == v >> RMAWIN_ISSUE_SHIFT;
 }
 
-/* Batches of up to RMAWIN_RMA_MAX_OPS; 1 if the last left @win quiet. */
+/*
+ * Batches of up to RMAWIN_RMA_MAX_OPS; 1 if the last left @win quiet.
+ * @settled: no entry of the ring's is in flight or unreaped.
+ */
 static int rmawin_submit_ioctl(struct rmawin_ep *ep, struct rmawin_op_desc *ops,
-			       unsigned int n, struct rmawin_win *win)
+			       unsigned int n, struct rmawin_win *win, int settled)
 {
 	unsigned int done = 0, chunk;
 	struct rmawin_rma r;
@@ -76,7 +79,7 @@ static int rmawin_submit_ioctl(struct rmawin_ep *ep, struct rmawin_op_desc *ops,
 		chunk = n - done < RMAWIN_RMA_MAX_OPS ? n - done : RMAWIN_RMA_MAX_OPS;
 		memset(&r, 0, sizeof(r));
 		/* asked for where the answer can be used: no ring's entries before */
-		if (win && ep->rma_quiet && !ep->ring)
+		if (win && ep->rma_quiet && (!ep->ring || settled))
 			r.flags = RMAWIN_RMA_QUIET;
 		r.ops_ptr = (uintptr_t)&ops[done];
 		r.nops = chunk;
@@ -108,9 +111,11 @@ int rmawin__submit(struct rmawin_ep *ep, struct rmawin_op_desc *ops, unsigned in
 {
 	uint64_t ticket = rmawin__issue_begin(ep);
 	unsigned int done = 0, i;
-	int res = 0;
+	int res = 0, bypass = 0;
 
-	if (ep->ring) {
+	if (ep->ring)
+		bypass = rmawin__ring_bypass(ep);
+	if (ep->ring && !bypass) {
 		for (i = 0; i < n && rmawin_ring_takes(&ops[i]); i++)
 			;
 		if (i == n)
@@ -120,7 +125,7 @@ int rmawin__submit(struct rmawin_ep *ep, struct rmawin_op_desc *ops, unsigned in
 			rmawin__ring_drain(ep);
 	}
 	if (done < n && !res)
-		res = rmawin_submit_ioctl(ep, ops + done, n - done, win);
+		res = rmawin_submit_ioctl(ep, ops + done, n - done, win, bypass);
 	rmawin__issue_end(ep, ticket, res > 0 ? win : NULL);
 	return res > 0 ? 0 : res;
 }
@@ -153,7 +158,7 @@ static int rmawin_queue_one(struct rmawin_win *win, struct rmawin_op_desc *op)
 
 	uint64_t ticket;
 
-	if (win->ep->ring && rmawin_ring_takes(op)) {
+	if (win->ep->ring && rmawin_ring_takes(op) && !rmawin__ring_bypass(win->ep)) {
 		ret = rmawin__op_check(win, op);
 		if (ret < 0)
 			return ret;

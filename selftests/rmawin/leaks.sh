@@ -7,7 +7,7 @@ stats=/sys/kernel/debug/rmawin/stats
 mount | grep -q ' /sys/kernel/debug ' || mount -t debugfs none /sys/kernel/debug
 [[ -r $stats ]] || { echo "leaks.sh: no $stats" >&2; exit 1; }
 rc=0
-for c in endpoints groups qps windows mrs pinned_pages reqs; do
+for c in endpoints groups qps windows mrs pinned_pages reqs pollers; do
 	v=$(awk -v k="$c" '$1 == k { print $2 }' "$stats")
 	if [[ $v != 0 ]]; then
 		echo "leaks.sh: counter $c is ${v:-missing} after every rank exited" >&2

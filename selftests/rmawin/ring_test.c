@@ -225,7 +225,7 @@ TEST(setup_validation)
 	ASSERT_EQ(0, raw_ring_open(&r, fd, 0, 0));
 	EXPECT_EQ(256, r.s.sq_entries);
 	EXPECT_EQ(512, r.s.cq_entries);
-	EXPECT_EQ(1000, r.s.idle_us);
+	EXPECT_EQ(10000, r.s.idle_us);
 	EXPECT_EQ(1, pollers(NULL));
 	EXPECT_ERRNO(EBUSY, ring_setup_raw(fd, &s, 0, 0));
 	EXPECT_ERRNO(EINVAL, ring_enter_raw(fd, 0x80));

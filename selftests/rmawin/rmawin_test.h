@@ -608,13 +608,13 @@ static inline const char *rmawin_test_tmpdev_why_not(void)
 
 /*
  * Once every process of a test has exited, nothing of the module's may
- * be left: no endpoint, group, queue pair, window, MR, pinned page or
- * request.
+ * be left: no endpoint, group, queue pair, window, MR, pinned page,
+ * request or poller thread.
  */
 static inline void rmawin_test_expect_no_leaks(struct __test_metadata *_metadata)
 {
 	static const char *const names[] = {
-		"endpoints", "groups", "qps", "windows", "mrs", "pinned_pages", "reqs",
+		"endpoints", "groups", "qps", "windows", "mrs", "pinned_pages", "reqs", "pollers",
 	};
 	unsigned int i;
 	long v;

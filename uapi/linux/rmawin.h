@@ -804,6 +804,13 @@ struct rmawin_ring_offsets {
 #define RMAWIN_SQ_NEED_WAKEUP	0x1U
 /* sq_flags: the poller is gone for good (device removed): use the ioctls */
 #define RMAWIN_SQ_DEAD		0x2U
+/*
+ * sq_flags, with RMAWIN_SQ_NEED_WAKEUP: the poller sleeps because another
+ * task wanted its CPU, and a doorbell that runs its entries itself does
+ * not wake it for a while; an operation on an empty ring is as well
+ * issued with RMAWIN_IOC_RMA meanwhile
+ */
+#define RMAWIN_SQ_YIELDED	0x4U
 
 /**
  * struct rmawin_cqe - one completion
@@ -830,22 +837,26 @@ struct rmawin_cqe {
  *	for 256; out: the number
  * @cq_entries: out: completion entries, twice @sq_entries
  * @idle_us: in: how long the poller spins with nothing to do before it
- *	sleeps, 1..1000000 us, or 0 for 1000 us; out: the value
+ *	sleeps, 1..1000000 us, or 0 for 10 ms; out: the value
  * @reserved: zero
  * @mmap_offset: out: mmap(MAP_SHARED) the endpoint's file here...
  * @mmap_len: out: ...this many bytes
  * @off: out: the layout of the mapping
  *
- * Needs a joined group; once per endpoint.  Starts a kernel thread,
- * "rmawin_poll/<endpoint id>", that consumes the submission ring while
- * there is work and, after @idle_us without any, sets
- * RMAWIN_SQ_NEED_WAKEUP and sleeps.  A submitter publishes its tail,
- * then issues a full memory barrier, then reads sq_flags: if the flag is
- * set it calls RMAWIN_IOC_RING_ENTER with RMAWIN_ENTER_WAKEUP (and, to
- * have the entries run at once, RMAWIN_ENTER_SUBMIT).  (The poller sets
- * the flag, issues a full barrier, and reads the tail once more before it
- * sleeps, so one of the two sees the other.)  The poller also sleeps,
- * before @idle_us, whenever another task is runnable on its CPU.
+ * Needs a joined group; once per endpoint.  The ring is consumed by a
+ * kernel thread, "rmawin_poll/<n>", shared by every ring whose owner has
+ * the caller's effective user and cgroups (started for the first, in its
+ * cgroups; gone with the last).  It consumes the rings while there is
+ * work and, after the largest @idle_us of its rings without any, sets
+ * RMAWIN_SQ_NEED_WAKEUP in each and sleeps.  A submitter publishes its
+ * tail, then issues a full memory barrier, then reads sq_flags: if the
+ * flag is set it calls RMAWIN_IOC_RING_ENTER with RMAWIN_ENTER_WAKEUP
+ * (and, to have the entries run at once, RMAWIN_ENTER_SUBMIT).  (The
+ * poller sets the flag, issues a full barrier, and reads the tail once
+ * more before it sleeps, so one of the two sees the other.)  A doorbell
+ * that wakes the poller clears the flag.  The poller also sleeps, before
+ * its idle time, when another task has waited for its CPU for a
+ * millisecond while it had nothing to do.
  *
  * The poller never pins memory: a put or get of more than 8 KiB through
  * the ring must use an origin range the endpoint already holds pinned (its
@@ -885,10 +896,12 @@ struct rmawin_ring_setup {
  * RMAWIN_ENTER_SUBMIT runs the submission ring's entries in the caller's
  * system call, exactly as the poller would have: on return every entry
  * published before the call has its completion (unless the completion
- * ring is full).  Only the process that set the ring up may do so.  The
- * poller spins only while its CPU has nothing else to run; when it slept
- * because it had to share, RMAWIN_ENTER_WAKEUP with RMAWIN_ENTER_SUBMIT
- * wakes it at most every 2 ms, the submission being done already.
+ * ring is full).  Only the process that set the ring up may do so.
+ * RMAWIN_ENTER_WAKEUP wakes the poller and clears RMAWIN_SQ_NEED_WAKEUP;
+ * but when the poller slept because another task wanted its CPU, with
+ * RMAWIN_ENTER_SUBMIT it does neither until the poller's time to try
+ * again (2 ms, doubling up to 128 ms while its CPU stays taken), the
+ * submission being done already.
  *
  * Return: 0; -EINVAL for unknown flags; -ENXIO without a ring; -ENODEV if
  * the poller is gone with the device; with RMAWIN_ENTER_SUBMIT, -EPERM

@@ -1,0 +1,428 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The shared poller: the rings of one process's endpoints, and of the
+ * processes of one user in one cgroup, are consumed by one thread
+ * (rmawin_poll/<n>), which sits in their cgroup and counts each ring's
+ * share of its time in the endpoint's poll_ns; another user, or another
+ * cgroup, gets a thread of its own.  The thread is gone with the last
+ * ring.  And the doorbell that wakes a sleeping poller clears the ring's
+ * RMAWIN_SQ_NEED_WAKEUP, so that the submissions after it ring none.
+ */
+#include <dirent.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include "rmawin_test.h"
+
+#define POLL_PREFIX	"rmawin_poll/"
+#define CGROUP_ROOT	"/sys/fs/cgroup"
+#define CGROUP_TEST	CGROUP_ROOT "/rmawin_poller_test"
+
+/* Poller threads now: their count, and the pid of the last one seen. */
+static int pollers(pid_t *pid)
+{
+	struct dirent *d;
+	char path[300], comm[64];
+	DIR *dir = opendir("/proc");
+	int n = 0;
+	FILE *f;
+
+	while (dir && (d = readdir(dir))) {
+		if (d->d_name[0] < '0' || d->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/comm", d->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fgets(comm, sizeof(comm), f) && !strncmp(comm, POLL_PREFIX, strlen(POLL_PREFIX))) {
+			n++;
+			if (pid)
+				*pid = atoi(d->d_name);
+		}
+		fclose(f);
+	}
+	if (dir)
+		closedir(dir);
+	return n;
+}
+
+/* Wait up to 5 s for the number of pollers to become @n. */
+static int pollers_become(int n)
+{
+	int i;
+
+	for (i = 0; i < 500 && pollers(NULL) != n; i++)
+		usleep(10000);
+	return pollers(NULL);
+}
+
+/* The pid of thread rmawin_poll/@id, or -1. */
+static pid_t poller_pid(int id)
+{
+	char want[64], path[300], comm[64];
+	struct dirent *d;
+	DIR *dir = opendir("/proc");
+	pid_t pid = -1;
+	FILE *f;
+
+	snprintf(want, sizeof(want), POLL_PREFIX "%d\n", id);
+	while (dir && pid < 0 && (d = readdir(dir))) {
+		if (d->d_name[0] < '0' || d->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/comm", d->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fgets(comm, sizeof(comm), f) && !strcmp(comm, want))
+			pid = atoi(d->d_name);
+		fclose(f);
+	}
+	if (dir)
+		closedir(dir);
+	return pid;
+}
+
+/*
+ * The debugfs files of the endpoints of process @pid: each one's poller id
+ * and poll_ns, up to @max of them.  Returns how many there are.
+ */
+static int ep_pollers(pid_t pid, int *ids, long *ns, int max)
+{
+	char path[300], key[64], line[128];
+	struct dirent *d;
+	DIR *dir = opendir("/sys/kernel/debug/rmawin");
+	long val, owner, id, poll;
+	int n = 0;
+	FILE *f;
+
+	while (dir && (d = readdir(dir))) {
+		if (strncmp(d->d_name, "ep", 2))
+			continue;
+		snprintf(path, sizeof(path), "/sys/kernel/debug/rmawin/%s", d->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		owner = id = poll = -1;
+		/* line by line: some values are words ("device rxe0") */
+		while (fgets(line, sizeof(line), f)) {
+			if (sscanf(line, "%63s %ld", key, &val) != 2)
+				continue;
+			if (!strcmp(key, "pid"))
+				owner = val;
+			else if (!strcmp(key, "poller"))
+				id = val;
+			else if (!strcmp(key, "poll_ns"))
+				poll = val;
+		}
+		fclose(f);
+		if (owner != pid)
+			continue;
+		if (n < max) {
+			ids[n] = id;
+			ns[n] = poll;
+		}
+		n++;
+	}
+	if (dir)
+		closedir(dir);
+	return n;
+}
+
+/* The one poller of process @pid's one endpoint, or -1. */
+static int poller_of(pid_t pid)
+{
+	int id;
+	long ns;
+
+	return ep_pollers(pid, &id, &ns, 1) == 1 ? id : -1;
+}
+
+/* The cgroup line of /proc/@pid/cgroup ("0::/path"), in @buf. */
+static char *cgroup_of(pid_t pid, char *buf, size_t len)
+{
+	char path[64];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/cgroup", pid);
+	f = fopen(path, "r");
+	buf[0] = 0;
+	if (f) {
+		if (!fgets(buf, len, f))
+			buf[0] = 0;
+		fclose(f);
+	}
+	buf[strcspn(buf, "\n")] = 0;
+	return buf;
+}
+
+/*
+ * @n (a multiple of 16, at most 64) puts of 1000 + i to slot i % 16 of our
+ * own window through the ring, flushed; then every slot must hold its last
+ * value.  Each from its own origin: a queued put reads it when the poller
+ * takes the entry (MPI: not before the origin completes locally).
+ */
+static int own_puts(struct rmawin_ep *ep, int n)
+{
+	uint64_t mem[16] = { 0 }, v[64];
+	struct rmawin_win *win;
+	int i, ret = 0;
+
+	if (n % 16 || n > 64)
+		return -EINVAL;
+	RMAWIN_TEST_TRY(1, rmawin_win_create(ep, mem, sizeof(mem), 8, 0, &win));
+	RMAWIN_TEST_TRY(2, rmawin_lock_all(win));
+	for (i = 0; i < n; i++) {
+		v[i] = 1000 + i;
+		RMAWIN_TEST_TRY(3, rmawin_put(win, &v[i], sizeof(v[i]), 0, i % 16));
+	}
+	RMAWIN_TEST_TRY(4, rmawin_flush_all(win));
+	RMAWIN_TEST_TRY(5, rmawin_unlock_all(win));
+	for (i = 0; i < 16; i++)
+		if (mem[i] != (uint64_t)(1000 + n - 16 + i)) {
+			fprintf(stderr, "#   slot %d holds %llu, not %d\n", i,
+				(unsigned long long)mem[i], 1000 + n - 16 + i);
+			ret = -EIO;
+		}
+	RMAWIN_TEST_TRY(6, rmawin_win_free(win));
+	return ret;
+}
+
+TEST(endpoints_of_one_process_share_one_poller)
+{
+	struct rmawin_ep *a, *b;
+	int ids[4];
+	long ns[4];
+
+	ASSERT_EQ(0, pollers(NULL));
+	ASSERT_EQ(0, rmawin_test_open(0, 1, rmawin_test_ports(1), &a));
+	ASSERT_EQ(0, rmawin_test_open(0, 1, rmawin_test_ports(1), &b));
+	ASSERT_EQ(1, rmawin_ep_ring_active(a));
+	ASSERT_EQ(1, rmawin_ep_ring_active(b));
+	EXPECT_EQ(1, pollers(NULL));
+	EXPECT_EQ(1, rmawin_stat("pollers"));
+	/* both rings work, through the one thread */
+	EXPECT_EQ(0, own_puts(a, 64));
+	EXPECT_EQ(0, own_puts(b, 64));
+	ASSERT_EQ(2, ep_pollers(getpid(), ids, ns, 4));
+	EXPECT_LT(0, ids[0]);
+	EXPECT_EQ(ids[0], ids[1]);
+	EXPECT_LT(0, poller_pid(ids[0]));
+	/* each ring's share of the poller's time is counted for its endpoint */
+	EXPECT_LT(0, ns[0]);
+	EXPECT_LT(0, ns[1]);
+	/* the thread stays for the other ring, and goes with the last */
+	EXPECT_EQ(0, rmawin_ep_close(a));
+	EXPECT_EQ(1, pollers(NULL));
+	EXPECT_EQ(0, own_puts(b, 32));
+	EXPECT_EQ(0, rmawin_ep_close(b));
+	EXPECT_EQ(0, pollers_become(0));
+	rmawin_test_expect_no_leaks(_metadata);
+}
+
+/*
+ * A child that opens an endpoint with a ring (as user @uid unless -1, in
+ * cgroup @cgroup unless NULL), puts through it, says 0 (or why it failed)
+ * on @out, and keeps the endpoint until @in closes.  (Its poller is read
+ * from debugfs by the test: the child may not be root.)
+ */
+static pid_t child_ep(int port, uid_t uid, const char *cgroup, int *in_w, int *out_r)
+{
+	int in[2], out[2], res = 1, ok = 0;
+	struct rmawin_ep *ep = NULL;
+	char c, pid[32];
+	pid_t p;
+	FILE *f;
+
+	if (pipe(in) || pipe(out))
+		return -1;
+	fflush(stdout);
+	fflush(stderr);
+	p = fork();
+	if (p)
+		goto parent;
+	close(in[1]);
+	close(out[0]);
+	if (cgroup) {
+		f = fopen(cgroup, "w");
+		snprintf(pid, sizeof(pid), "%d\n", getpid());
+		ok = f && fputs(pid, f) >= 0;
+		if (f && fclose(f))
+			ok = 0;
+		if (!ok)
+			_exit(2);
+	}
+	if (uid != (uid_t)-1 && (setgid(uid) || setuid(uid)))
+		_exit(3);
+	if (!rmawin_test_open(0, 1, port, &ep) && rmawin_ep_ring_active(ep) == 1 &&
+	    !own_puts(ep, 16))
+		res = 0;
+	if (write(out[1], &res, sizeof(res)) != sizeof(res))
+		_exit(4);
+	/* until the test closes its end */
+	while (read(in[0], &c, 1) > 0)
+		;
+	if (ep)
+		rmawin_ep_close(ep);
+	_exit(res);
+parent:
+	close(in[0]);
+	close(out[1]);
+	*in_w = in[1];
+	*out_r = out[0];
+	return p;
+}
+
+/* Once child_ep() @p says its endpoint works: its poller's id, or -1. */
+static int child_id(pid_t p, int out_r)
+{
+	int res = -1;
+
+	if (read(out_r, &res, sizeof(res)) != sizeof(res) || res)
+		return -1;
+	return poller_of(p);
+}
+
+/* Let the child go and reap it: 1 if it exited 0. */
+static int child_end(pid_t p, int in_w, int out_r)
+{
+	int st = 0;
+
+	close(in_w);
+	close(out_r);
+	return waitpid(p, &st, 0) == p && WIFEXITED(st) && !WEXITSTATUS(st);
+}
+
+TEST(processes_of_one_user_and_cgroup_share_a_poller)
+{
+	char cg_parent[256], cg_poller[256];
+	int in1, out1, in2, out2, mine, id1, id2;
+	struct rmawin_ep *ep;
+	pid_t c1, c2;
+
+	ASSERT_EQ(0, rmawin_test_open(0, 1, rmawin_test_ports(1), &ep));
+	ASSERT_EQ(0, own_puts(ep, 16));
+	mine = poller_of(getpid());
+	ASSERT_LT(0, mine);
+	/* the thread works in its owner's cgroup */
+	EXPECT_STREQ(cgroup_of(getpid(), cg_parent, sizeof(cg_parent)),
+		     cgroup_of(poller_pid(mine), cg_poller, sizeof(cg_poller)));
+
+	/* another process of the same user and cgroup: the same thread */
+	c1 = child_ep(rmawin_test_ports(1), -1, NULL, &in1, &out1);
+	ASSERT_LT(0, c1);
+	id1 = child_id(c1, out1);
+	EXPECT_EQ(mine, id1);
+	EXPECT_EQ(1, pollers(NULL));
+
+	/* another user: a thread of its own */
+	c2 = child_ep(rmawin_test_ports(1), 65534, NULL, &in2, &out2);
+	ASSERT_LT(0, c2);
+	id2 = child_id(c2, out2);
+	EXPECT_LT(0, id2);
+	EXPECT_NE(mine, id2);
+	EXPECT_EQ(2, pollers(NULL));
+	EXPECT_EQ(2, rmawin_stat("pollers"));
+
+	EXPECT_TRUE(child_end(c2, in2, out2));
+	EXPECT_EQ(1, pollers_become(1)) TH_LOG("the other user's poller outlived its ring");
+	EXPECT_TRUE(child_end(c1, in1, out1));
+	EXPECT_EQ(1, pollers(NULL));
+	EXPECT_EQ(0, own_puts(ep, 16));
+	EXPECT_EQ(0, rmawin_ep_close(ep));
+	EXPECT_EQ(0, pollers_become(0));
+	rmawin_test_expect_no_leaks(_metadata);
+}
+
+/* cgroup2 at CGROUP_ROOT (mounted here if need be): NULL, or why not. */
+static const char *cgroup2_why_not(void)
+{
+	struct stat st;
+
+	if (!stat(CGROUP_ROOT "/cgroup.procs", &st))
+		return NULL;
+	if (mount("none", CGROUP_ROOT, "cgroup2", 0, NULL))
+		return "cgroup2 cannot be mounted on " CGROUP_ROOT;
+	return NULL;
+}
+
+TEST(another_cgroup_gets_its_own_poller_in_that_cgroup)
+{
+	char cg_child[256], cg_poller[256];
+	struct rmawin_ep *ep;
+	int in, out, mine, id;
+	const char *why;
+	pid_t c;
+
+	why = cgroup2_why_not();
+	if (why)
+		SKIP(return, "%s", why);
+	rmdir(CGROUP_TEST);
+	ASSERT_EQ(0, mkdir(CGROUP_TEST, 0755));
+	ASSERT_EQ(0, rmawin_test_open(0, 1, rmawin_test_ports(1), &ep));
+	ASSERT_EQ(0, own_puts(ep, 16));
+	mine = poller_of(getpid());
+	ASSERT_LT(0, mine);
+
+	c = child_ep(rmawin_test_ports(1), -1, CGROUP_TEST "/cgroup.procs", &in, &out);
+	ASSERT_LT(0, c);
+	id = child_id(c, out);
+	EXPECT_LT(0, id);
+	EXPECT_NE(mine, id);
+	EXPECT_EQ(2, pollers(NULL));
+	/* the new thread is charged where its process is */
+	EXPECT_STREQ("0::/rmawin_poller_test", cgroup_of(c, cg_child, sizeof(cg_child)));
+	EXPECT_STREQ(cg_child, cgroup_of(poller_pid(id), cg_poller, sizeof(cg_poller)));
+
+	EXPECT_TRUE(child_end(c, in, out));
+	EXPECT_EQ(1, pollers_become(1));
+	EXPECT_EQ(0, rmawin_ep_close(ep));
+	EXPECT_EQ(0, pollers_become(0));
+	EXPECT_EQ(0, rmdir(CGROUP_TEST));
+	rmawin_test_expect_no_leaks(_metadata);
+}
+
+/* The raw ring of an endpoint: its flags word. */
+struct flags_ring {
+	struct rmawin_ring_setup s;
+	char *m;
+	uint32_t *sq_flags;
+};
+
+TEST(doorbell_that_wakes_the_poller_clears_need_wakeup)
+{
+	struct rmawin_ring_enter e = { .size = sizeof(e), .flags = RMAWIN_ENTER_WAKEUP };
+	struct flags_ring r;
+	struct rmawin_ep *ep;
+	int fd, i;
+
+	/* a raw ring of our own: the library sets up none with RMAWIN_NO_RING */
+	setenv("RMAWIN_NO_RING", "1", 1);
+	ASSERT_EQ(0, rmawin_test_open(0, 1, rmawin_test_ports(1), &ep));
+	unsetenv("RMAWIN_NO_RING");
+	fd = rmawin_ep_fd(ep);
+	memset(&r, 0, sizeof(r));
+	r.s.size = sizeof(r.s);
+	/* 1 s of idle time: room to look at the flag after the doorbell */
+	r.s.idle_us = 1000000;
+	ASSERT_EQ(0, ioctl(fd, RMAWIN_IOC_RING_SETUP, &r.s));
+	r.m = mmap(NULL, r.s.mmap_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, r.s.mmap_offset);
+	ASSERT_NE(MAP_FAILED, r.m);
+	r.sq_flags = (uint32_t *)(r.m + r.s.off.sq_flags);
+	for (i = 0; i < 500 && !(*r.sq_flags & RMAWIN_SQ_NEED_WAKEUP); i++)
+		usleep(10000);
+	ASSERT_TRUE(*r.sq_flags & RMAWIN_SQ_NEED_WAKEUP) TH_LOG("the idle poller never slept");
+	ASSERT_EQ(0, ioctl(fd, RMAWIN_IOC_RING_ENTER, &e));
+	EXPECT_FALSE(__atomic_load_n(r.sq_flags, __ATOMIC_ACQUIRE) & RMAWIN_SQ_NEED_WAKEUP);
+	/* and once idle again, it sleeps and says so again */
+	for (i = 0; i < 500 && !(*r.sq_flags & RMAWIN_SQ_NEED_WAKEUP); i++)
+		usleep(10000);
+	EXPECT_TRUE(*r.sq_flags & RMAWIN_SQ_NEED_WAKEUP);
+	munmap(r.m, r.s.mmap_len);
+	EXPECT_EQ(0, rmawin_ep_close(ep));
+	EXPECT_EQ(0, pollers_become(0));
+	rmawin_test_expect_no_leaks(_metadata);
+}
+
+TEST_HARNESS_MAIN
