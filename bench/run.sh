@@ -16,7 +16,9 @@
 #
 # Needs bench/rmawin_bench, bench/reg_mr and tools/rmarun built, /dev/rmawin,
 # and perftest.  Exit status: 0 if every step succeeded, else 1 (the steps
-# after a failed one still run).  See Documentation/bench.rst.
+# after a failed one still run).  BENCH_STEPS, a list of the steps put_lat,
+# get_lat, atomics, put_bw, get_bw, rate, registration, repeat and sync, runs
+# only those (default: all).  See Documentation/bench.rst.
 
 set -uo pipefail
 
@@ -25,7 +27,7 @@ REPO=$(dirname -- "$(dirname -- "$self")")
 
 case ${1-} in
 -h | --help)
-	sed -n '4,19s/^# \{0,1\}//p' "$self"
+	sed -n '4,21s/^# \{0,1\}//p' "$self"
 	exit 0
 	;;
 esac
@@ -180,6 +182,11 @@ rmawin_both() {
 	rmawin no_ring "$@"
 }
 
+# want STEP: is STEP one of BENCH_STEPS (or are they all wanted)?
+want() {
+	[[ -z ${BENCH_STEPS:-} || " ${BENCH_STEPS//,/ } " == *" $1 "* ]]
+}
+
 for f in bench/rmawin_bench bench/reg_mr tools/rmarun; do
 	[[ -x $REPO/$f ]] || die "$REPO/$f missing: build first (make -C bench; make)"
 done
@@ -203,54 +210,72 @@ echo "bench,impl,requested,path,ranks,size,unit,median,p10,p90,samples" >"$csv"
 cd -- "$REPO" || die "cannot cd to $REPO"
 say "results in $csv, tool output in $raw"
 
-say "put latency: ib_write_lat, then rmawin put_lat"
-for s in "${SIZES[@]}"; do
-	perftest_lat ib_write_lat ib_write_lat "$s"
-done
-rmawin_both 2 -b put_lat
-
-say "get latency: ib_read_lat, then rmawin get_lat"
-for s in "${SIZES[@]}"; do
-	perftest_lat ib_read_lat ib_read_lat "$s"
-done
-rmawin_both 2 -b get_lat
-
-say "atomics: ib_atomic_lat (FETCH_AND_ADD), then rmawin fop_lat and acc_lat, then"
-say "  fop_lat_same_op and cas_lat_same_op (the device's atomics, RMAWIN_WIN_SAME_OP)"
-perftest_lat ib_atomic_lat ib_atomic_lat 8 -A FETCH_AND_ADD
-rmawin_both 2 -b fop_lat,acc_lat
-# a job of their own: a module without RMAWIN_FEAT_NIC_ATOMICS refuses the window
-rmawin_both 2 -b fop_lat_same_op,cas_lat_same_op
-
-say "put bandwidth: ib_write_bw, then rmawin put_bw"
-for s in "${SIZES[@]}"; do
-	perftest_bw ib_write_bw ib_write_bw "$s" "$(bw_ops "$s")" "$BW_REPS" 4 1 MiB/s
-done
-rmawin_both 2 -b put_bw
-
-say "get bandwidth: ib_read_bw, then rmawin get_bw"
-for s in "${SIZES[@]}"; do
-	perftest_bw ib_read_bw ib_read_bw "$s" "$(bw_ops "$s")" "$BW_REPS" 4 1 MiB/s
-done
-rmawin_both 2 -b get_bw
-
-say "message rate: ib_write_bw -s 8, then rmawin put_rate and put_rate_batch"
-perftest_bw ib_write_bw ib_write_rate 8 "$RATE_OPS" "$RATE_REPS" 5 1000000 ops/s
-rmawin_both 2 -b put_rate,put_rate_batch
-
-say "registration: reg_mr, then rmawin win_create"
-if ! "$REPO/bench/reg_mr" -d "$dev" -m "$WIN_MAX_MIB" -r "$WIN_REPS" >>"$csv" 2>"$raw/reg_mr.err"; then
-	fail "reg_mr: $(cat "$raw/reg_mr.err")"
+if want put_lat; then
+	say "put latency: ib_write_lat, then rmawin put_lat"
+	for s in "${SIZES[@]}"; do
+		perftest_lat ib_write_lat ib_write_lat "$s"
+	done
+	rmawin_both 2 -b put_lat
 fi
-rmawin_both 2 -b win_create -m "${WIN_MAX_MIB}M"
 
-say "repeated 64 MiB put: registration cache cold, warm, and window memory"
-rmawin_both 2 -b put_repeat
+if want get_lat; then
+	say "get latency: ib_read_lat, then rmawin get_lat"
+	for s in "${SIZES[@]}"; do
+		perftest_lat ib_read_lat ib_read_lat "$s"
+	done
+	rmawin_both 2 -b get_lat
+fi
 
-for n in "${SYNC_RANKS[@]}"; do
-	say "fence, lock/unlock, flush on $n ranks"
-	rmawin_both "$n" -b sync
-done
+if want atomics; then
+	say "atomics: ib_atomic_lat (FETCH_AND_ADD), then rmawin fop_lat and acc_lat, then"
+	say "  fop_lat_same_op and cas_lat_same_op (the device's atomics, RMAWIN_WIN_SAME_OP)"
+	perftest_lat ib_atomic_lat ib_atomic_lat 8 -A FETCH_AND_ADD
+	rmawin_both 2 -b fop_lat,acc_lat
+	# a job of their own: a module without RMAWIN_FEAT_NIC_ATOMICS refuses the window
+	rmawin_both 2 -b fop_lat_same_op,cas_lat_same_op
+fi
+
+if want put_bw; then
+	say "put bandwidth: ib_write_bw, then rmawin put_bw"
+	for s in "${SIZES[@]}"; do
+		perftest_bw ib_write_bw ib_write_bw "$s" "$(bw_ops "$s")" "$BW_REPS" 4 1 MiB/s
+	done
+	rmawin_both 2 -b put_bw
+fi
+
+if want get_bw; then
+	say "get bandwidth: ib_read_bw, then rmawin get_bw"
+	for s in "${SIZES[@]}"; do
+		perftest_bw ib_read_bw ib_read_bw "$s" "$(bw_ops "$s")" "$BW_REPS" 4 1 MiB/s
+	done
+	rmawin_both 2 -b get_bw
+fi
+
+if want rate; then
+	say "message rate: ib_write_bw -s 8, then rmawin put_rate and put_rate_batch"
+	perftest_bw ib_write_bw ib_write_rate 8 "$RATE_OPS" "$RATE_REPS" 5 1000000 ops/s
+	rmawin_both 2 -b put_rate,put_rate_batch
+fi
+
+if want registration; then
+	say "registration: reg_mr, then rmawin win_create"
+	if ! "$REPO/bench/reg_mr" -d "$dev" -m "$WIN_MAX_MIB" -r "$WIN_REPS" >>"$csv" 2>"$raw/reg_mr.err"; then
+		fail "reg_mr: $(cat "$raw/reg_mr.err")"
+	fi
+	rmawin_both 2 -b win_create -m "${WIN_MAX_MIB}M"
+fi
+
+if want repeat; then
+	say "repeated 64 MiB put: registration cache cold, warm, and window memory"
+	rmawin_both 2 -b put_repeat
+fi
+
+if want sync; then
+	for n in "${SYNC_RANKS[@]}"; do
+		say "fence, lock/unlock, flush on $n ranks"
+		rmawin_both "$n" -b sync
+	done
+fi
 
 say "done: $(($(wc -l <"$csv") - 1)) measurements in $csv"
 ((failed)) && say "some steps FAILED (see above and $raw)"
