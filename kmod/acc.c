@@ -59,7 +59,7 @@ int rmawin_acc_check(const struct rmawin_op_desc *op)
 		return -EFAULT;
 	if (op->compare && fault_in_readable(u64_to_user_ptr(op->compare), op->len))
 		return -EFAULT;
-	if (op->result && fault_in_safe_writeable(u64_to_user_ptr(op->result), op->len))
+	if (op->result && rmawin_user_writable(u64_to_user_ptr(op->result), op->len))
 		return -EFAULT;
 	return 0;
 }

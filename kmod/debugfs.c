@@ -123,6 +123,13 @@ u32 rmawin_recv_delay_ms;
  */
 u32 rmawin_teardown_delay_ms;
 
+/*
+ * Test hook: non-zero, every poller behaves as if another task always
+ * wanted its CPU (poller.c): it naps, then sleeps with RMAWIN_SQ_YIELDED,
+ * so that a test can see what the library does then.
+ */
+u32 rmawin_poll_force_yield;
+
 /* debugfs is best effort: the module works without it */
 void rmawin_debugfs_init(void)
 {
@@ -132,6 +139,8 @@ void rmawin_debugfs_init(void)
 	debugfs_create_u32("recv_delay_ms", 0600, rmawin_debugfs_root, &rmawin_recv_delay_ms);
 	debugfs_create_u32("teardown_delay_ms", 0600, rmawin_debugfs_root,
 			   &rmawin_teardown_delay_ms);
+	debugfs_create_u32("poll_force_yield", 0600, rmawin_debugfs_root,
+			   &rmawin_poll_force_yield);
 }
 
 void rmawin_debugfs_exit(void)

@@ -238,6 +238,34 @@ static int rmawin_op_check(struct rmawin_ep *ep, const struct rmawin_op_desc *op
 	return ret;
 }
 
+/* Up to this many bytes, rmawin_user_writable() probes with copies. */
+#define RMAWIN_PROBE_MAX	64
+
+/**
+ * rmawin_user_writable() - is a user range mapped, and writable?
+ * @p: the range's start
+ * @len: its length
+ *
+ * A range an operation writes later (a get's buffer, a result buffer):
+ * the caller's until the operation completes, as MPI has it.  A small
+ * one is probed by writing back what it holds, which costs two copies;
+ * faulting it in (fault_in_safe_writeable()) takes the mmap lock and walks
+ * the page tables, which is most of an 8-byte operation's own cost under
+ * emulation.
+ *
+ * Return: 0, or -EFAULT.
+ */
+int rmawin_user_writable(void __user *p, u64 len)
+{
+	u8 buf[RMAWIN_PROBE_MAX];
+
+	if (len > sizeof(buf))
+		return fault_in_safe_writeable(p, len) ? -EFAULT : 0;
+	if (copy_from_user(buf, p, len) || copy_to_user(p, buf, len))
+		return -EFAULT;
+	return 0;
+}
+
 /*
  * Put and get: the whole origin is checked now, before anything of the
  * batch is issued: a small one is only touched by copies (late, for a
@@ -252,7 +280,7 @@ static int rmawin_rma_check(const struct rmawin_op_desc *op)
 		return 0;
 	if (!access_ok(origin, op->len))
 		return -EFAULT;
-	if (op->opcode == RMAWIN_OP_GET ? fault_in_safe_writeable(origin, op->len) :
+	if (op->opcode == RMAWIN_OP_GET ? rmawin_user_writable(origin, op->len) :
 					  fault_in_readable(origin, op->len))
 		return -EFAULT;
 	return 0;

@@ -63,6 +63,8 @@
 #define RMAWIN_POLL_REPROBE_NS		(2 * NSEC_PER_MSEC)
 /* ...doubling each time it had to give it away again, up to */
 #define RMAWIN_POLL_REPROBE_MAX_NS	(128 * NSEC_PER_MSEC)
+/* rmawin_poll_force_yield's sleep */
+#define RMAWIN_POLL_FORCED_NS		(3600 * NSEC_PER_SEC)
 
 /**
  * struct rmawin_poller - a thread consuming rings
@@ -179,9 +181,10 @@ static u32 rmawin_poller_pass(struct rmawin_poller *pl, bool *pending, u64 *idle
  * Sleep until kicked or stopped, unless a ring has work after all: every
  * ring says RMAWIN_SQ_NEED_WAKEUP meanwhile.  @reprobe_ns: 0, or how long
  * to sleep at most, a doorbell that ran its entries itself not waking us
- * meanwhile.  Return: true if we slept.
+ * meanwhile.  @count: counted as the sleep begins.  Return: true if we
+ * slept.
  */
-static bool rmawin_poller_sleep(struct rmawin_poller *pl, u64 reprobe_ns)
+static bool rmawin_poller_sleep(struct rmawin_poller *pl, u64 reprobe_ns, atomic_long_t *count)
 {
 	struct rmawin_ring *ring;
 	bool work = false;
@@ -198,6 +201,8 @@ static bool rmawin_poller_sleep(struct rmawin_poller *pl, u64 reprobe_ns)
 	list_for_each_entry(ring, &pl->rings, pl_node)
 		work |= !ring->mm_gone && rmawin_ring_has_work(ring);
 	mutex_unlock(&pl->lock);
+	if (!work)
+		atomic_long_inc(count);
 	if (!work && !reprobe_ns)
 		wait_event_interruptible(pl->wait, READ_ONCE(pl->kicked) || kthread_should_stop());
 	else if (!work)
@@ -227,8 +232,7 @@ static int rmawin_poller_thread(void *data)
 		}
 		now = local_clock();
 		if (!pending && now - last >= idle_ns) {
-			if (rmawin_poller_sleep(pl, 0))
-				atomic_long_inc(&rmawin_stats.poll_sleeps_idle);
+			rmawin_poller_sleep(pl, 0, &rmawin_stats.poll_sleeps_idle);
 			last = local_clock();
 			shared_since = 0;
 			alone_since = 0;
@@ -241,7 +245,8 @@ static int rmawin_poller_thread(void *data)
 		 * is still there after a grace, it is a competitor: sleep.
 		 * Polled with preemption on: a stale answer costs one more spin.
 		 */
-		if (!single_task_running() && !need_resched()) {
+		if ((!single_task_running() && !need_resched()) ||
+		    READ_ONCE(rmawin_poll_force_yield)) {
 			alone_since = 0;
 			if (!shared_since)
 				shared_since = now;
@@ -250,11 +255,12 @@ static int rmawin_poller_thread(void *data)
 						   TASK_INTERRUPTIBLE);
 				continue;
 			}
-			if (rmawin_poller_sleep(pl, pl->backoff_ns)) {
-				atomic_long_inc(&rmawin_stats.poll_sleeps_shared);
+			/* the test hook keeps it asleep until a plain doorbell */
+			if (rmawin_poller_sleep(pl, READ_ONCE(rmawin_poll_force_yield) ?
+						RMAWIN_POLL_FORCED_NS : pl->backoff_ns,
+						&rmawin_stats.poll_sleeps_shared))
 				pl->backoff_ns = min_t(u64, 2 * pl->backoff_ns,
 						       RMAWIN_POLL_REPROBE_MAX_NS);
-			}
 			shared_since = 0;
 			continue;
 		}

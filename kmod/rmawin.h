@@ -937,6 +937,7 @@ void rmawin_chardev_exit(void);
 #define RMAWIN_RECV_DELAY_MAX	2000
 extern u32 rmawin_recv_delay_ms;
 extern u32 rmawin_teardown_delay_ms;
+extern u32 rmawin_poll_force_yield;
 void rmawin_debugfs_init(void);
 void rmawin_debugfs_exit(void);
 void rmawin_debugfs_ep_add(struct rmawin_ep *ep);

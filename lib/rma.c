@@ -158,10 +158,20 @@ static int rmawin_queue_one(struct rmawin_win *win, struct rmawin_op_desc *op)
 
 	uint64_t ticket;
 
-	if (win->ep->ring && rmawin_ring_takes(op) && !rmawin__ring_bypass(win->ep)) {
+	if (win->ep->ring && rmawin_ring_takes(op)) {
 		ret = rmawin__op_check(win, op);
 		if (ret < 0)
 			return ret;
+		if (!ret && rmawin__ring_bypass(win->ep)) {
+			/*
+			 * By ioctl, as if queued: the kernel's verdict waits for
+			 * the window's next synchronization, as the ring's would.
+			 */
+			ret = rmawin__submit(win->ep, op, 1, win);
+			if (ret)
+				rmawin__win_error(win->ep, win->id, ret);
+			return 0;
+		}
 		if (!ret) {
 			ticket = rmawin__issue_begin(win->ep);
 			ret = rmawin__ring_queue(win->ep, op);

@@ -5,8 +5,11 @@
  * (rmawin_poll/<n>), which sits in their cgroup and counts each ring's
  * share of its time in the endpoint's poll_ns; another user, or another
  * cgroup, gets a thread of its own.  The thread is gone with the last
- * ring.  And the doorbell that wakes a sleeping poller clears the ring's
- * RMAWIN_SQ_NEED_WAKEUP, so that the submissions after it ring none.
+ * ring.  The doorbell that wakes a sleeping poller clears the ring's
+ * RMAWIN_SQ_NEED_WAKEUP, so that the submissions after it ring none.  And
+ * while the poller has given its CPU away (the test hook poll_force_yield),
+ * an operation on an empty ring goes by ioctl, its errors still waiting for
+ * the synchronization.
  */
 #include <dirent.h>
 #include <sys/mman.h>
@@ -380,6 +383,60 @@ TEST(another_cgroup_gets_its_own_poller_in_that_cgroup)
 	EXPECT_EQ(0, rmawin_ep_close(ep));
 	EXPECT_EQ(0, pollers_become(0));
 	EXPECT_EQ(0, rmdir(CGROUP_TEST));
+	rmawin_test_expect_no_leaks(_metadata);
+}
+
+/* Our endpoint's poll_ns (the poller's time on its ring), or -1. */
+static long my_poll_ns(void)
+{
+	int id;
+	long ns;
+
+	return ep_pollers(getpid(), &id, &ns, 1) == 1 ? ns : -1;
+}
+
+TEST(operations_go_by_ioctl_while_the_poller_yields_its_cpu)
+{
+	uint64_t mem[4] = { 0 }, v = 5, one = 1, r = 7;
+	unsigned long wakeups;
+	struct rmawin_ep *ep;
+	struct rmawin_win *win;
+	long sleeps, ns;
+	int i;
+
+	/* the poller behaves as if another task always wanted its CPU */
+	ASSERT_EQ(0, rmawin_test_set_hook("poll_force_yield", 1));
+	sleeps = rmawin_stat("poll_sleeps_shared");
+	ASSERT_EQ(0, rmawin_test_open(0, 1, rmawin_test_ports(1), &ep));
+	ASSERT_EQ(1, rmawin_ep_ring_active(ep));
+	ASSERT_EQ(0, rmawin_win_create(ep, mem, sizeof(mem), 8, 0, &win));
+	ASSERT_EQ(0, rmawin_lock_all(win));
+	for (i = 0; i < 500 && rmawin_stat("poll_sleeps_shared") == sleeps; i++)
+		usleep(10000);
+	ASSERT_LT(sleeps, rmawin_stat("poll_sleeps_shared")) TH_LOG("the poller never yielded");
+	wakeups = rmawin_ep_ring_wakeups(ep);
+	ns = my_poll_ns();
+	ASSERT_LE(0, ns);
+
+	/* an operation on the empty ring goes by ioctl: no doorbell, no poller time */
+	EXPECT_EQ(0, rmawin_put(win, &v, sizeof(v), 0, 1));
+	EXPECT_EQ(0, rmawin_fetch_and_op(win, &one, &r, RMAWIN_UINT64, 0, 2, RMAWIN_SUM));
+	EXPECT_EQ(0, rmawin_flush(win, 0));
+	EXPECT_EQ(5, mem[1]);
+	EXPECT_EQ(1, mem[2]);
+	EXPECT_EQ(0, r);
+	/* a transfer error waits for the synchronization, as on the ring */
+	EXPECT_EQ(0, rmawin_put(win, (void *)8, sizeof(v), 0, 0));
+	EXPECT_EQ(-EFAULT, rmawin_flush(win, 0));
+	EXPECT_EQ(0, rmawin_flush(win, 0));
+	EXPECT_EQ(wakeups, rmawin_ep_ring_wakeups(ep));
+	EXPECT_EQ(ns, my_poll_ns());
+
+	ASSERT_EQ(0, rmawin_test_set_hook("poll_force_yield", 0));
+	EXPECT_EQ(0, rmawin_unlock_all(win));
+	EXPECT_EQ(0, rmawin_win_free(win));
+	EXPECT_EQ(0, rmawin_ep_close(ep));
+	EXPECT_EQ(0, pollers_become(0));
 	rmawin_test_expect_no_leaks(_metadata);
 }
 
