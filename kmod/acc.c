@@ -30,6 +30,41 @@
 #include "ops.h"
 
 /**
+ * rmawin_acc_bufs() - the buffers of an accumulate-family request
+ * @req: the request
+ * @op: its descriptor, checked
+ *
+ * @req->acc.data gets room for the origin elements (and those to compare,
+ * for CAS), @req->acc.result for the previous values of a fetching
+ * operation, zeroed.  An operation of at most RMAWIN_ACC_INLINE bytes (a
+ * fetch_and_op, a compare_and_swap) uses the request's own @acc.inl, the
+ * rest is allocated (and charged); rmawin_acc_release() frees it.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int rmawin_acc_bufs(struct rmawin_req *req, const struct rmawin_op_desc *op)
+{
+	bool fetches = rmawin_acc_fetches(op->opcode);
+	u32 cas = op->opcode == RMAWIN_OP_CAS;
+
+	BUILD_BUG_ON(sizeof(req->acc.inl) < 3 * RMAWIN_ACC_INLINE);
+	if (op->len <= RMAWIN_ACC_INLINE) {
+		req->acc.data = req->acc.inl;
+		if (fetches) {
+			req->acc.result = (u8 *)req->acc.inl + 2 * RMAWIN_ACC_INLINE;
+			memset(req->acc.result, 0, op->len);
+		}
+		return 0;
+	}
+	req->acc.data = kvmalloc(op->len * (1 + cas), GFP_KERNEL_ACCOUNT);
+	if (fetches)
+		req->acc.result = kvzalloc(op->len, GFP_KERNEL_ACCOUNT);
+	if (!req->acc.data || (fetches && !req->acc.result))
+		return -ENOMEM;
+	return 0;
+}
+
+/**
  * rmawin_acc_check() - validate an accumulate-family descriptor
  * @op: the descriptor
  *
@@ -202,19 +237,18 @@ static int rmawin_acc_send_frag(struct rmawin_req *req, const struct rmawin_op_d
 int rmawin_acc_issue(struct rmawin_req *req, const struct rmawin_op_desc *op,
 		     const struct rmawin_target *t)
 {
+	u64 small[(sizeof(struct rmawin_wire_acc) + 2 * RMAWIN_ACC_INLINE) / sizeof(u64) + 1];
 	struct rmawin_group *grp = req->win->ep->group;
-	u32 cas = op->opcode == RMAWIN_OP_CAS;
 	struct rmawin_wire_acc *m;
 	u64 done;
 	u32 n;
 	int ret;
 
 	lockdep_assert_held(&req->win->ep->lock);
-	req->acc.data = kvmalloc(op->len * (1 + cas), GFP_KERNEL_ACCOUNT);
-	if (rmawin_acc_fetches(op->opcode))
-		req->acc.result = kvzalloc(op->len, GFP_KERNEL_ACCOUNT);
-	m = kmalloc(RMAWIN_MSG_MAX_PAYLOAD, GFP_KERNEL_ACCOUNT);
-	if (!req->acc.data || (rmawin_acc_fetches(op->opcode) && !req->acc.result) || !m) {
+	/* a small operation's one fragment is staged on the stack */
+	m = op->len <= RMAWIN_ACC_INLINE ? (struct rmawin_wire_acc *)small :
+	    kmalloc(RMAWIN_MSG_MAX_PAYLOAD, GFP_KERNEL_ACCOUNT);
+	if (!m || rmawin_acc_bufs(req, op)) {
 		ret = -ENOMEM;
 		goto out_free;
 	}
@@ -236,7 +270,8 @@ int rmawin_acc_issue(struct rmawin_req *req, const struct rmawin_op_desc *op,
 		ret = rmawin_acc_send_frag(req, op, m, t->off, done, n);
 	}
 out_free:
-	kfree(m);
+	if (m != (struct rmawin_wire_acc *)small)
+		kfree(m);
 	return ret;
 }
 
@@ -422,8 +457,10 @@ void rmawin_acc_release(struct rmawin_req *req, bool copy_out)
 	if (copy_out && !req->status && req->acc.result &&
 	    copy_to_user(req->acc.result_uaddr, req->acc.result, req->len))
 		req->status = -EFAULT;
-	kvfree(req->acc.data);
-	kvfree(req->acc.result);
+	if (req->acc.data != req->acc.inl) {
+		kvfree(req->acc.data);
+		kvfree(req->acc.result);
+	}
 	/* released once: the request's own release finds nothing left */
 	req->acc.id = 0;
 	req->acc.data = NULL;

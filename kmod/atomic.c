@@ -201,16 +201,12 @@ int rmawin_atomic_issue(struct rmawin_req *req, const struct rmawin_op_desc *op,
 			const struct rmawin_target *t)
 {
 	struct rmawin_group *grp = req->win->ep->group;
-	u32 cas = op->opcode == RMAWIN_OP_CAS;
 	int ret;
 
 	lockdep_assert_held(&req->win->ep->lock);
 	req->acc.nic = true;
 	req->acc.slot = -1;
-	req->acc.data = kvmalloc(op->len * (1 + cas), GFP_KERNEL_ACCOUNT);
-	if (rmawin_acc_fetches(op->opcode))
-		req->acc.result = kvzalloc(op->len, GFP_KERNEL_ACCOUNT);
-	if (!req->acc.data || (rmawin_acc_fetches(op->opcode) && !req->acc.result))
+	if (rmawin_acc_bufs(req, op))
 		return -ENOMEM;
 	req->acc.result_uaddr = u64_to_user_ptr(op->result);
 	ret = rmawin_acc_copy_in(op, req->acc.data);

@@ -58,6 +58,7 @@ int rmawin_acc_issue(struct rmawin_req *req, const struct rmawin_op_desc *op,
 		     const struct rmawin_target *t);
 void rmawin_acc_release(struct rmawin_req *req, bool copy_out);
 int rmawin_acc_copy_in(const struct rmawin_op_desc *op, void *buf);
+int rmawin_acc_bufs(struct rmawin_req *req, const struct rmawin_op_desc *op);
 
 static inline bool rmawin_acc_fetches(u8 opcode)
 {

@@ -226,6 +226,8 @@ void rmawin_ep_wake(struct rmawin_ep *ep, struct rmawin_win *win);
 #define RMAWIN_INLINE_MAX	256
 /* atomics in flight on the group's queue pair to itself */
 #define RMAWIN_SELF_DEPTH	16
+/* accumulate-family operations up to this many bytes keep their data in the request */
+#define RMAWIN_ACC_INLINE	16
 
 /**
  * struct rmawin_remote_mr - one memory region of a peer's window
@@ -403,6 +405,8 @@ struct rmawin_win {
  * @acc.qp: atomics: the queue pair (the peer's, or the group's to itself)
  * @acc.remote: atomics: the target window's regions
  * @acc.off: atomics: the byte offset of the first element there
+ * @acc.inl: @acc.data and @acc.result of an operation of at most
+ *	RMAWIN_ACC_INLINE bytes: no allocation for it
  */
 struct rmawin_req {
 	struct list_head node;
@@ -440,6 +444,7 @@ struct rmawin_req {
 			struct ib_qp *qp;
 			const struct rmawin_remote *remote;
 			u64 off;
+			u64 inl[3 * RMAWIN_ACC_INLINE / sizeof(u64)];
 		} acc;
 	};
 };
