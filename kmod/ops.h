@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * rmawin: what the operations' table shares with the files its entries
- * point into (ops.c, acc.c) and nobody else needs.
+ * point into (ops.c, rma.c, acc.c, atomic.c) and nobody else needs.
  */
 #ifndef RMAWIN_OPS_H
 #define RMAWIN_OPS_H
@@ -65,7 +65,21 @@ static inline bool rmawin_acc_fetches(u8 opcode)
 	return opcode != RMAWIN_OP_ACC;
 }
 
-/* ops.c: what the atomics share with puts and gets */
+/* rma.c: puts and gets' entries */
+int rmawin_rma_check(const struct rmawin_op_desc *op);
+int rmawin_rma_local(struct rmawin_ep *ep, const struct rmawin_op_desc *op,
+		     const struct rmawin_target *t);
+int rmawin_put_notify_local(struct rmawin_ep *ep, const struct rmawin_op_desc *op,
+			    const struct rmawin_target *t);
+int rmawin_rma_prep(struct rmawin_req *req, const struct rmawin_op_desc *op,
+		    const struct rmawin_target *t);
+int rmawin_rma_issue(struct rmawin_req *req, const struct rmawin_op_desc *op,
+		     const struct rmawin_target *t);
+int rmawin_put_notify_issue(struct rmawin_req *req, const struct rmawin_op_desc *op,
+			    const struct rmawin_target *t);
+void rmawin_rma_release(struct rmawin_req *req, bool copy_out);
+
+/* rma.c: what the accumulate family shares with puts and gets */
 int rmawin_remote_addr(const struct rmawin_remote *r, u64 off, u64 *addr, u32 *rkey,
 		       u64 *room);
 bool rmawin_sq_room(struct rmawin_peer *peer);
