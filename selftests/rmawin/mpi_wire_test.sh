@@ -8,23 +8,38 @@
 # sshd on the wire address, keys made fresh in a tmpfs).  Node 0 runs the
 # launchers; node 1 only serves.  TAP output on both.
 #   mpi_wire_test.sh [openmpi|mpich]...    default: both
-#   mpi_wire_test.sh --stacks FLAVOR PROG   the state and kernel stacks of PROG's
-#                                           processes on this guest (for a hang)
+#   mpi_wire_test.sh --stacks FLAVOR PROG   the state, kernel stacks and gdb backtraces
+#                                           of PROG's processes on this guest (a hang)
 # Environment: MPI_TEST_PROGS (the programs, the same on 2 and 4 ranks),
-# MPI_TEST_TIMEOUT (seconds per program, default 180),
+# MPI_TEST_TIMEOUT (seconds per program, default 180), MPI_TEST_REPEAT (runs of
+# each program, each its own test; default 1: to chase a rare hang),
 # MPI_TEST_UCX_TLS (MPICH's UCX transports, as in mpi_test.sh).
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 top=$PWD
 
-# the state, wait channel and kernel stack of every thread of PROG's processes here
+# the state, wait channel and kernel stack of every thread of PROG's processes here,
+# then each process's user-space backtrace of every thread (gdb, bounded: 60 s and
+# 80 lines a process; twice, 2 s apart, for one running in user space, to tell a
+# spin from a wait)
 stacks() {
-	local p t
+	local p t st i
 	for p in $(pgrep -f "mpi/$1/$2\$"); do
-		echo "pid $p: $(ps -o stat=,etime=,wchan:32= -p "$p")"
+		st=$(awk '{print $3}' /proc/"$p"/stat 2>/dev/null)
+		echo "pid $p: $(ps -o stat=,etime=,wchan:32=,comm= -p "$p")"
 		for t in /proc/"$p"/task/*; do
 			echo "  thread ${t##*/}: $(awk '{print $3}' "$t"/stat 2>/dev/null) $(cat "$t"/wchan 2>/dev/null)"
 			sed 's/^/    /' "$t"/stack 2>/dev/null | head -n 16
+		done
+		# not the timeout(1) in front of the launcher
+		[[ $(ps -o comm= -p "$p") == timeout ]] && continue
+		for i in 1 2; do
+			echo "  user-space backtraces of pid $p ($i):"
+			timeout 60 gdb -nx -batch -iex 'set debuginfod enabled off' -p "$p" \
+				-ex 'thread apply all bt 12' </dev/null 2>&1 |
+				grep -E '^(Thread|#)' | sed 's/^/    /' | head -n 80
+			[[ $st == R* ]] || break
+			sleep 2
 		done
 	done
 	grep -E '^(endpoints|groups|qps|windows|reqs) ' /sys/kernel/debug/rmawin/stats 2>/dev/null | tr '\n' ' '
@@ -44,6 +59,7 @@ IFS=, read -r -a addrs <<<"${RMAWIN_VM_ADDRS:?}"
 read -r -a progs1 <<<"${MPI_TEST_PROGS:-sync_modes types requests}"
 read -r -a progs2 <<<"${MPI_TEST_PROGS:-sync_modes types comms errors same_op requests}"
 tmo=${MPI_TEST_TIMEOUT:-180}
+repeat=${MPI_TEST_REPEAT:-1}
 ucx_tls=${MPI_TEST_UCX_TLS:-self,sm,tcp}
 # the wire's addresses (tools/vm gives the guests 198.18.1.x)
 wire_net=198.18.0.0/15
@@ -51,20 +67,25 @@ flavors=("$@")
 ((${#flavors[@]})) || flavors=(openmpi mpich)
 ssh=
 
-# Ten seconds before a run of FLAVOR's PROG times out, what its processes do on both guests,
-# on the test's output (fd 3) rather than in the 12 lines check() keeps.
+# Thirty seconds before a run of FLAVOR's PROG times out (gdb in a TCG guest takes a
+# few seconds a process), what its processes do on both guests at once, on the test's
+# output (fd 3) rather than in the 12 lines check() keeps.
 watchdog() {
-	local s
-	sleep "$((tmo - 10))" >/dev/null 2>&1 3>&- &
+	local s lead=30 out=/tmp/mpi-wire-stacks.$$
+	((tmo > 2 * lead)) || lead=$((tmo / 2))
+	sleep "$((tmo - lead))" >/dev/null 2>&1 3>&- &
 	s=$!
 	# run_prog ends it: no sleep left behind
 	trap 'kill "$s" 2>/dev/null; exit 0' TERM
 	wait "$s"
 	{
-		echo "$1 $2: still running after $((tmo - 10)) s; node 0:"
+		"$ssh" rmawin-vm1 "$top/selftests/rmawin/mpi_wire_test.sh" --stacks "$1" "$2" >"$out" 2>&1 &
+		echo "$1 $2: still running after $((tmo - lead)) s; node 0:"
 		stacks "$1" "$2"
+		wait
 		echo "node 1:"
-		"$ssh" rmawin-vm1 "$top/selftests/rmawin/mpi_wire_test.sh" --stacks "$1" "$2"
+		cat "$out"
+		rm -f "$out"
 	} 2>&1 | sed 's/^/# /' >&3
 }
 
@@ -137,7 +158,7 @@ if ((node != 0)); then
 	exit "$failed"
 fi
 
-echo "1..$((1 + ${#flavors[@]} * (${#progs1[@]} + ${#progs2[@]})))"
+echo "1..$((1 + ${#flavors[@]} * (${#progs1[@]} + ${#progs2[@]}) * repeat))"
 if [[ -x /usr/sbin/sshd ]]; then
 	check "mpi wire: sshd on node 0 (${addrs[0]}), ssh to every guest" ssh_up
 	if ((!failed)); then
@@ -156,13 +177,16 @@ for fl in "${flavors[@]}"; do
 		list=("${progs2[@]}")
 		((per == 1)) && list=("${progs1[@]}")
 		for p in "${list[@]}"; do
-			desc="mpi wire: $fl $p on $((2 * per)) ranks, $per per guest"
-			if [[ -n $why ]]; then
-				n=$((n + 1))
-				echo "ok $n $desc # SKIP $why"
-				continue
-			fi
-			check "$desc" run_prog "$fl" "$p" "$per"
+			for ((r = 1; r <= repeat; r++)); do
+				desc="mpi wire: $fl $p on $((2 * per)) ranks, $per per guest"
+				((repeat > 1)) && desc+=" (run $r of $repeat)"
+				if [[ -n $why ]]; then
+					n=$((n + 1))
+					echo "ok $n $desc # SKIP $why"
+					continue
+				fi
+				check "$desc" run_prog "$fl" "$p" "$per"
+			done
 		done
 	done
 done
