@@ -19,30 +19,50 @@ set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 top=$PWD
 
-# the state, wait channel and kernel stack of every thread of PROG's processes here,
-# then each process's user-space backtrace of every thread (gdb, bounded: 60 s and
-# 80 lines a process; twice, 2 s apart, for one running in user space, to tell a
-# spin from a wait)
+# The user-space backtraces of every thread of process PID (gdb, at most 60 s
+# and 80 lines), twice 2 s apart if it is running, to tell a spin from a wait;
+# gdb's last words when it gives none.
+backtraces() {
+	local i out bt
+	for i in 1 2; do
+		echo "  user-space backtraces of pid $1 ($i):"
+		out=$(timeout 60 gdb -nx -batch -iex 'set debuginfod enabled off' -p "$1" \
+			-ex 'thread apply all bt 12' </dev/null 2>&1)
+		bt=$(grep -E '^(Thread|#)' <<<"$out" | head -n 80)
+		if [[ -n $bt ]]; then
+			awk '{ print "    " $0 }' <<<"$bt"
+		else
+			echo "    none; gdb's last line: $(tail -n 1 <<<"$out")"
+		fi
+		[[ $(awk '{print $3}' /proc/"$1"/stat 2>/dev/null) == R ]] || break
+		sleep 2
+	done
+}
+
+# the state, wait channel and kernel stack of every thread of PROG's processes here
+# (the launcher's and the ranks'), then the ranks' user-space backtraces, taken at
+# once (gdb takes seconds a process in a TCG guest, more on a loaded host)
 stacks() {
-	local p t st i
+	local p t ranks=() bg=() dir
 	for p in $(pgrep -f "mpi/$1/$2\$"); do
-		st=$(awk '{print $3}' /proc/"$p"/stat 2>/dev/null)
 		echo "pid $p: $(ps -o stat=,etime=,wchan:32=,comm= -p "$p")"
 		for t in /proc/"$p"/task/*; do
 			echo "  thread ${t##*/}: $(awk '{print $3}' "$t"/stat 2>/dev/null) $(cat "$t"/wchan 2>/dev/null)"
 			sed 's/^/    /' "$t"/stack 2>/dev/null | head -n 16
 		done
-		# not the timeout(1) in front of the launcher
-		[[ $(ps -o comm= -p "$p") == timeout ]] && continue
-		for i in 1 2; do
-			echo "  user-space backtraces of pid $p ($i):"
-			timeout 60 gdb -nx -batch -iex 'set debuginfod enabled off' -p "$p" \
-				-ex 'thread apply all bt 12' </dev/null 2>&1 |
-				grep -E '^(Thread|#)' | sed 's/^/    /' | head -n 80
-			[[ $st == R* ]] || break
-			sleep 2
-		done
+		# a rank, not the launcher or timeout(1) (comm is 15 characters at most)
+		[[ $(ps -o comm= -p "$p") == "${2:0:15}" ]] && ranks+=("$p")
 	done
+	dir=$(mktemp -d)
+	for p in "${ranks[@]}"; do
+		backtraces "$p" >"$dir/$p" 2>&1 &
+		bg+=($!)
+	done
+	((${#bg[@]})) && wait "${bg[@]}"
+	for p in "${ranks[@]}"; do
+		cat "$dir/$p"
+	done
+	rm -rf "$dir"
 	grep -E '^(endpoints|groups|qps|windows|reqs) ' /sys/kernel/debug/rmawin/stats 2>/dev/null | tr '\n' ' '
 	echo
 }
@@ -83,11 +103,11 @@ flavors=("$@")
 ((${#flavors[@]})) || flavors=(openmpi mpich)
 ssh=
 
-# Thirty seconds before a run of FLAVOR's PROG times out (gdb in a TCG guest takes a
-# few seconds a process), what its processes do on both guests at once, on the test's
+# Forty-five seconds before a run of FLAVOR's PROG times out (gdb in a TCG guest takes
+# seconds a process), what its processes do on both guests at once, on the test's
 # output (fd 3) rather than in the 12 lines check() keeps.
 watchdog() {
-	local s lead=30 out=/tmp/mpi-wire-stacks.$$
+	local s lead=45 out=/tmp/mpi-wire-stacks.$$
 	((tmo > 2 * lead)) || lead=$((tmo / 2))
 	sleep "$((tmo - lead))" >/dev/null 2>&1 3>&- &
 	s=$!
