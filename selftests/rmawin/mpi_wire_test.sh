@@ -84,7 +84,7 @@ repeat=${MPI_TEST_REPEAT:-1}
 # MPICH's own traffic across the guests goes over the soft-RoCE device, RC with
 # UD for the wireup, on GID index 0 (the IPv6 link-local GID: UCX's UD loses
 # every packet on the IPv4-mapped one, Documentation/mpi.rst), not over UCX's
-# TCP transport as it did until the runs below.  Over TCP, MPI_Finalize hung
+# TCP transport as before.  Over TCP, MPI_Finalize hung
 # now and then after every check had passed (3 of 60 runs of sync_modes on 2
 # ranks, 0 of 60 on 4; in CI sync_modes on 2 and same_op on 4): gdb showed one
 # rank spinning in PMPI_Finalize -> (MPICH, unnamed) -> ucp_worker_progress ->
@@ -92,9 +92,10 @@ repeat=${MPI_TEST_REPEAT:-1}
 # MPICH's UCX finalize hook, and the other rank in PMPI_Finalize -> read() of
 # its PMI socket: the PMI barrier that follows those disconnects, where it no
 # longer progresses UCX for the first rank's close to complete (as in
-# openucx/ucx issue 8738).  Over RC, where the device acknowledges what the
-# close flushes without the peer's process, no run hung: 60 + 60 of sync_modes
-# (Documentation/mpi.rst has every count).
+# openucx/ucx issue 8738).  Without rmawin-mpi preloaded it hangs the same
+# way, more often (22 of 85).  Over RC, where the device acknowledges what the
+# close flushes without the peer's process, no run hung: 110 of sync_modes on
+# 2 ranks, 110 on 4, 72 of the other programs (Documentation/mpi.rst).
 ucx_tls=${MPI_TEST_UCX_TLS:-self,sm,rc_verbs,ud_verbs}
 ucx_gid=${MPI_TEST_UCX_GID_INDEX:-0}
 # the wire's addresses (tools/vm gives the guests 198.18.1.x)
