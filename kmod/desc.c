@@ -221,6 +221,16 @@ int rmawin_win_desc_recv(struct rmawin_peer *peer, u32 win_id, const void *p, u1
 	tbl = rmawin_table_get(grp, win_id);
 	if (!tbl)
 		return -ENOMEM;
+	/*
+	 * The window may have taken its complete table and raised the floor
+	 * since the check above, and the lookup then made a fresh table: a
+	 * descriptor sent twice would fill it.  Pairs with the barrier in
+	 * rmawin_win_exchange_descs(): a lookup that missed the table sees
+	 * the raised floor.  The stray table goes with the group.
+	 */
+	smp_rmb();	/* the table's lookup before the floor's */
+	if (win_id < READ_ONCE(grp->desc_floor))
+		return -EPROTO;
 	r = &tbl->remote[peer->rank];
 	/* a peer sends one descriptor per window, in order: fragments never race */
 	ret = rmawin_desc_apply(r, p, len);
@@ -338,8 +348,9 @@ int rmawin_win_exchange_descs(struct rmawin_win *win, int status)
 	if (!ret)
 		ret = rmawin_win_wait_descs(win);
 	if (!ret) {
-		xa_erase(&grp->tables, win->id);
 		WRITE_ONCE(grp->desc_floor, win->id + 1);
+		smp_wmb();	/* the floor before the erase: rmawin_win_desc_recv() */
+		xa_erase(&grp->tables, win->id);
 	} else {
 		win->tbl = NULL;
 	}
