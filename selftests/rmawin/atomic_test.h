@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What atomic_test.c and atomic_ops_test.c share: the page the ranks report
- * in, the nic_atomics counters, same_op windows, and the check that
- * fetch-and-adds form a serial chain.
+ * What atomic_test.c, atomic_ops_test.c and atomic_order_test.c share: the
+ * page the ranks report in, the nic_atomics counters, same_op windows, and
+ * the check that fetch-and-adds form a serial chain.
  */
 #ifndef RMAWIN_ATOMIC_TEST_H
 #define RMAWIN_ATOMIC_TEST_H
@@ -30,6 +30,12 @@ struct shared {
 	long attempts[NR];	/* compare_and_swap calls each rank made */
 	uint64_t cas_old[NR];	/* what each rank's one compare_and_swap fetched */
 	int inside;		/* ranks inside the compare_and_swap mutex now */
+	/* atomic_order_test.c: */
+	long misordered[NR];	/* operations of each origin that saw a later one's effect */
+	uint64_t first_bad[NR][3];	/* the first: fetched, wanted, round << 16 | op index */
+	long between[NR];	/* another rank's operation landed between two of ours */
+	long raced[NR];		/* operations a racer made */
+	int stop;		/* the racers stop once it is set */
 };
 
 static struct shared *sh;
