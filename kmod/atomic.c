@@ -24,6 +24,17 @@
  * path through a queue pair connected to itself (created with the first
  * such window of a group of more than one rank; alone, a rank's own
  * accumulates are the only ones, and the CPU path is atomic enough).
+ *
+ * Order (MPI's default accumulate_ordering): the operations of one origin
+ * on one location take effect in the order they were issued.  Atomic work
+ * requests on one RC queue pair execute in the order they were posted, so
+ * operations of one work request each (SUM, NO_OP and compare_and_swap on
+ * one element) keep it by themselves.  A serial one, which takes more than
+ * one (a compare-and-swap loop, several elements), posts its later work
+ * requests from its completion handler, after anything posted meanwhile:
+ * so no atomic starts on a queue pair while a serial one is in flight
+ * there.  A serial one itself need not wait for what is in flight before
+ * it: its first work request, and so every later one, comes after those.
  */
 #include <linux/slab.h>
 #include <linux/etherdevice.h>
@@ -70,6 +81,32 @@ static bool rmawin_atomic_fadd(const struct rmawin_req *req)
 {
 	return req->opcode != RMAWIN_OP_CAS &&
 	       (req->acc.acc_op == RMAWIN_ACC_SUM || req->acc.acc_op == RMAWIN_ACC_NO_OP);
+}
+
+/*
+ * Does the request take more than one work request?  The later ones are
+ * posted from its completion handler, behind anything posted meanwhile.
+ */
+static bool rmawin_atomic_serial(const struct rmawin_req *req)
+{
+	return req->len > sizeof(u64) ||
+	       (req->opcode != RMAWIN_OP_CAS && !rmawin_atomic_fadd(req));
+}
+
+/* Is a serial atomic in flight on the request's queue pair? */
+static bool *rmawin_atomic_busy(struct rmawin_req *req)
+{
+	return req->peer ? &req->peer->nic_serial : &req->win->ep->group->self_serial;
+}
+
+/*
+ * The request posts nothing more: the next atomic may start on its queue
+ * pair (the caller wakes the endpoint's waiters).
+ */
+static void rmawin_atomic_over(struct rmawin_req *req)
+{
+	if (req->acc.serial)
+		WRITE_ONCE(*rmawin_atomic_busy(req), false);
 }
 
 /* Post the work request for the request's current element. */
@@ -171,19 +208,27 @@ static void rmawin_atomic_done(struct ib_cq *cq, struct ib_wc *wc)
 	if (rmawin_atomic_step(req, old))
 		return;
 finish:
+	rmawin_atomic_over(req);
 	wake_up_all(&req->win->ep->wq);
 	if (atomic_dec_and_test(&req->pending))
 		rmawin_req_finish(req);
 }
 
+/*
+ * May the request start: room in its send queue, and no serial atomic in
+ * flight on its queue pair?  Also true once it cannot start at all.
+ */
 static bool rmawin_atomic_room(struct rmawin_req *req)
 {
 	struct rmawin_group *grp = req->win->ep->group;
+	struct rmawin_peer *peer = req->peer;
 
-	if (req->peer)
-		return rmawin_sq_room(req->peer);
-	return atomic_read(&grp->self_out) < RMAWIN_SELF_DEPTH ||
-	       READ_ONCE(grp->ep->dev->dead);
+	if (READ_ONCE(grp->ep->dev->dead))
+		return true;
+	if (peer)
+		return READ_ONCE(peer->state) != RMAWIN_PEER_CONNECTED ||
+		       (rmawin_sq_room(peer) && !READ_ONCE(peer->nic_serial));
+	return atomic_read(&grp->self_out) < RMAWIN_SELF_DEPTH && !READ_ONCE(grp->self_serial);
 }
 
 /**
@@ -194,7 +239,8 @@ static bool rmawin_atomic_room(struct rmawin_req *req)
  * @t: its target, rmawin_atomic_check() said so
  *
  * Context: process context, endpoint lock held; sleeps for a bounce
- * buffer and for room in the send queue.
+ * buffer, for room in the send queue, and until a serial atomic in flight
+ * on the queue pair is over (a few round trips).
  * Return: 0 or a negative errno; the request then completes with it.
  */
 int rmawin_atomic_issue(struct rmawin_req *req, const struct rmawin_op_desc *op,
@@ -228,11 +274,45 @@ int rmawin_atomic_issue(struct rmawin_req *req, const struct rmawin_op_desc *op,
 		return req->peer->error ?: -ECONNRESET;
 	if (READ_ONCE(grp->ep->dev->dead))
 		return -ENODEV;
+	/* before the post: its completion may run before the post returns */
+	req->acc.serial = rmawin_atomic_serial(req);
+	if (req->acc.serial)
+		WRITE_ONCE(*rmawin_atomic_busy(req), true);
 	atomic_inc(&req->pending);
 	ret = rmawin_atomic_post(req);
-	if (ret)
+	if (ret) {
 		atomic_dec(&req->pending);
+		rmawin_atomic_over(req);
+	}
 	return ret;
+}
+
+/**
+ * rmawin_atomic_would_wait() - would an operation wait for a serial atomic?
+ * @ep: the endpoint, locked, in a group
+ * @op: the descriptor, unchecked
+ *
+ * An 8-byte accumulate-family operation on a same_op window, to a target
+ * whose queue pair has a serial atomic in flight, would wait in
+ * rmawin_atomic_issue() until that is over.  A descriptor that would fail
+ * its checks may be said to wait too: it is only run later.
+ *
+ * Return: true if it would wait.
+ */
+bool rmawin_atomic_would_wait(struct rmawin_ep *ep, const struct rmawin_op_desc *op)
+{
+	struct rmawin_group *grp = ep->group;
+	struct rmawin_win *win;
+
+	lockdep_assert_held(&ep->lock);
+	if (!rmawin_atomic_wide(op->datatype) || op->target >= grp->nranks)
+		return false;
+	win = rmawin_win_lookup(ep, op->win);
+	if (!win || !win->same_op)
+		return false;
+	if (op->target == grp->rank)
+		return READ_ONCE(grp->self_serial);
+	return READ_ONCE(grp->peers[op->target].nic_serial);
 }
 
 /**

@@ -407,6 +407,11 @@ struct rmawin_win {
  * @acc.off: atomics: the byte offset of the first element there
  * @acc.inl: @acc.data and @acc.result of an operation of at most
  *	RMAWIN_ACC_INLINE bytes: no allocation for it
+ * @acc.serial: atomics: takes more than one work request (a
+ *	compare-and-swap loop, or several elements), the later ones posted
+ *	from its completion handler: while it is in flight no other atomic
+ *	starts on its queue pair (rmawin_peer.nic_serial,
+ *	rmawin_group.self_serial)
  */
 struct rmawin_req {
 	struct list_head node;
@@ -445,6 +450,7 @@ struct rmawin_req {
 			const struct rmawin_remote *remote;
 			u64 off;
 			u64 inl[3 * RMAWIN_ACC_INLINE / sizeof(u64)];
+			bool serial;
 		} acc;
 	};
 };
@@ -503,6 +509,9 @@ struct rmawin_ctrl_buf {
  *	completion, after every message that arrived before, fails the peer
  * @leaving: the peer disconnected; its last messages are being dispatched
  * @max_inline: bytes a work request on @qp carries inline (0: none)
+ * @nic_serial: one of our device atomics that takes several work
+ *	requests is in flight on @qp (atomic.c): no other may start before
+ *	it is over, or it would overtake the rest of it
  */
 struct rmawin_peer {
 	struct rmawin_group *grp;
@@ -532,6 +541,7 @@ struct rmawin_peer {
 	struct ib_cqe drain_cqe;
 	bool leaving;
 	u32 max_inline;
+	bool nic_serial;
 };
 
 /**
@@ -633,6 +643,7 @@ struct rmawin_rcache {
  * @self_qp: a queue pair connected to itself, for atomics on this rank's
  *	own same_op windows; made with the first of them
  * @self_out: work requests in flight on @self_qp, at most RMAWIN_SELF_DEPTH
+ * @self_serial: rmawin_peer.nic_serial for @self_qp
  */
 struct rmawin_group {
 	struct rmawin_ep *ep;
@@ -665,6 +676,7 @@ struct rmawin_group {
 	struct xarray acc_reqs;
 	struct ib_qp *self_qp;
 	atomic_t self_out;
+	bool self_serial;
 };
 
 /**

@@ -360,8 +360,10 @@ struct rmawin_win_create {
  * the device has (fetch-and-add for SUM and NO_OP, compare-and-swap) take
  * one round trip and no work at the target's CPU; the others are a
  * compare-and-swap loop from the origin.  The target offset of such an
- * operation must be a multiple of 8 (else -EINVAL).  Collective: give it
- * on every rank or on none.
+ * operation must be a multiple of 8 (else -EINVAL).  They take effect in
+ * the order they were issued, as on any window: one that takes several
+ * work requests (a loop, several elements) holds back the next to its
+ * target until it is over.  Collective: give it on every rank or on none.
  */
 #define RMAWIN_WIN_SAME_OP	0x2U
 
