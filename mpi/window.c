@@ -103,21 +103,34 @@ static int rmpi_win_attach_mpi(struct rmpi_win *w, void *base, MPI_Info info, MP
 }
 
 /*
- * RMAWIN_WIN_SAME_OP when the info key accumulate_ops promises same_op or
- * same_op_no_op on every rank and every rank's base is 8-byte aligned (an
- * allocated window's is): the device's atomics need both, and the ranks
- * must agree.  Collective.
+ * Does RMAWIN_MPI_SAME_OP turn the device's atomics off?  Read at every
+ * window creation (a program may set it between two).
+ */
+static int rmpi_same_op_off(void)
+{
+	const char *v = getenv("RMAWIN_MPI_SAME_OP");
+
+	return v && !strcmp(v, "0");
+}
+
+/*
+ * RMAWIN_WIN_SAME_OP, the device's atomics for 8-byte integer accumulates,
+ * where MPI's info key accumulate_ops promises same_op or same_op_no_op,
+ * and where it is absent: its default is same_op_no_op (MPI-3.1 11.2.1).
+ * Any other value promises nothing.  Every rank's base must be 8-byte
+ * aligned (an allocated window's is) and the ranks must agree: collective.
+ * RMAWIN_MPI_SAME_OP=0 turns it off, whatever the info says.
  */
 static unsigned int rmpi_win_flags(MPI_Info info, const void *base, MPI_Comm comm)
 {
 	char val[MPI_MAX_INFO_VAL + 1];
-	int flag = 0, same = 0, all = 0;
+	int flag = 0, same = 1, all = 0;
 
 	if (info != MPI_INFO_NULL &&
 	    PMPI_Info_get(info, "accumulate_ops", MPI_MAX_INFO_VAL, val, &flag) == MPI_SUCCESS &&
 	    flag)
 		same = !strcmp(val, "same_op") || !strcmp(val, "same_op_no_op");
-	if ((uintptr_t)base % 8)
+	if ((uintptr_t)base % 8 || rmpi_same_op_off())
 		same = 0;
 	if (PMPI_Allreduce(&same, &all, 1, MPI_INT, MPI_LAND, comm) != MPI_SUCCESS)
 		return 0;
@@ -164,6 +177,7 @@ static int rmpi_win_new(void *base, MPI_Aint size, int disp_unit, MPI_Info info,
 		err = rmawin_win_create(w->grp->ep, base, (size_t)size, 1, flags, &w->rw);
 	if (!alloc_base)
 		w->base = base;
+	w->same_op = !!(flags & RMAWIN_WIN_SAME_OP);
 	if (err) {
 		rmpi_debug("rmawin window: %s", rmawin_strerror(err));
 		err = err == -EREMOTEIO ? MPI_ERR_OTHER : rmpi_errclass(err);
