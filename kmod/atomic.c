@@ -5,25 +5,36 @@
  * On a window created with RMAWIN_WIN_SAME_OP the application promised
  * MPI's accumulate_ops=same_op_no_op: concurrent accumulate-family
  * operations on one location all use one op, or NO_OP.  There every
- * operation on 8-byte integers goes through the device's atomics, never
- * through the target's CPU (acc.c), because the two are not atomic
+ * operation on integers, of any size, goes through the device's atomics,
+ * never through the target's CPU (acc.c), because the two are not atomic
  * against each other: a device's fetch-and-add and a CPU's read-modify-
- * write under a spinlock may interleave.
+ * write under a spinlock may interleave.  Floats and doubles, whose ops
+ * the device cannot compute, stay with the target's CPU.
  *
- *  - SUM and NO_OP are a fetch-and-add (of 0 for NO_OP): one round trip;
- *  - compare_and_swap is the device's compare-and-swap: one round trip;
- *  - every other op (REPLACE, MIN, MAX, PROD, the bitwise and logical
- *    ones) is a compare-and-swap loop: the origin guesses the current
- *    value (0 at first), swaps in op(guess, origin) if the guess was
- *    right, and otherwise guesses what the device returned.
+ * The device works on aligned 8-byte words; an operation takes the words
+ * its elements lie in, one after the other, each word atomic as a whole
+ * (so each element in it, as MPI asks):
  *
- * An operation of several elements does them one after the other, each
- * element atomic on its own, as MPI asks.  The device writes the previous
- * value into one of the group's bounce buffers, which the request holds
- * until it is reaped.  Operations on this rank's own window take the same
- * path through a queue pair connected to itself (created with the first
- * such window of a group of more than one rank; alone, a rank's own
- * accumulates are the only ones, and the CPU path is atomic enough).
+ *  - 8-byte SUM, and NO_OP of any size, are a fetch-and-add (of 0 for
+ *    NO_OP, which reads the word): one round trip;
+ *  - compare_and_swap of an 8-byte element is the device's
+ *    compare-and-swap: one round trip;
+ *  - everything else (other ops, elements of 1, 2 or 4 bytes) is a
+ *    compare-and-swap loop: the origin guesses the word's value, swaps in
+ *    the guess with the operation applied to its elements if the guess
+ *    was right, and otherwise guesses what the device returned.  The
+ *    first guess is the value the queue pair last left in that word, if
+ *    it was the last word it worked on (an origin repeating an operation
+ *    on one location takes one round trip), else 0.
+ *
+ * A same_op window's base and length are multiples of 8 (window.c), so
+ * the words of its elements are inside it and inside one region.  The
+ * device writes the previous value into one of the group's bounce
+ * buffers, which the request holds until it is reaped.  Operations on
+ * this rank's own window take the same path through a queue pair
+ * connected to itself (created with the first such window of a group of
+ * more than one rank; alone, a rank's own accumulates are the only ones,
+ * and the CPU path is atomic enough).
  *
  * Order (MPI's default accumulate_ordering): the operations of one origin
  * on one location take effect in the order they were issued.  Atomic work
@@ -43,9 +54,10 @@
 #include "ops.h"
 #include "window.h"
 
-static bool rmawin_atomic_wide(u8 datatype)
+/* Integers: what the device's atomics can compute (floats stay in acc.c). */
+static bool rmawin_atomic_type(u8 datatype)
 {
-	return datatype == RMAWIN_TYPE_INT64 || datatype == RMAWIN_TYPE_UINT64;
+	return datatype <= RMAWIN_TYPE_UINT64 && rmawin_acc_size(datatype);
 }
 
 /**
@@ -53,8 +65,9 @@ static bool rmawin_atomic_wide(u8 datatype)
  * @t: its target; @t->atomic is set if it does
  * @op: the descriptor, valid as an accumulate-family operation
  *
- * Return: 0; -EINVAL for an 8-byte integer operation on a same_op window
- * at an offset that is not a multiple of 8 (the device's atomics need it).
+ * Return: 0; -EINVAL for an integer operation on a same_op window at an
+ * offset that is not a multiple of its element size (an element would
+ * straddle two of the device's words).
  */
 int rmawin_atomic_check(struct rmawin_target *t, const struct rmawin_op_desc *op)
 {
@@ -62,9 +75,9 @@ int rmawin_atomic_check(struct rmawin_target *t, const struct rmawin_op_desc *op
 	struct rmawin_group *grp = win->ep->group;
 
 	t->atomic = false;
-	if (!win->same_op || !rmawin_atomic_wide(op->datatype))
+	if (!win->same_op || !rmawin_atomic_type(op->datatype))
 		return 0;
-	if (t->off % sizeof(u64))
+	if (t->off % rmawin_acc_size(op->datatype))
 		return -EINVAL;
 	if (!t->remote) {
 		/* alone in its group, a rank's own CPU path is atomic enough */
@@ -76,11 +89,91 @@ int rmawin_atomic_check(struct rmawin_target *t, const struct rmawin_op_desc *op
 	return 0;
 }
 
-/* Fetch-and-add serves SUM and NO_OP; CAS itself; the rest loop on CAS. */
+/* The request's current word: its offset in the target window. */
+static u64 rmawin_atomic_word(const struct rmawin_req *req)
+{
+	return round_down(req->acc.off, sizeof(u64)) + (u64)req->acc.elem * sizeof(u64);
+}
+
+/* The words the request's elements lie in. */
+static u32 rmawin_atomic_words(const struct rmawin_req *req)
+{
+	return (round_up(req->acc.off + req->len, sizeof(u64)) -
+		round_down(req->acc.off, sizeof(u64))) / sizeof(u64);
+}
+
+/* Bytes [*lo, *hi) of the current word that the request's elements cover. */
+static void rmawin_atomic_lanes(const struct rmawin_req *req, u32 *lo, u32 *hi)
+{
+	u64 w = rmawin_atomic_word(req);
+
+	*lo = max(req->acc.off, w) - w;
+	*hi = min(req->acc.off + req->len, w + sizeof(u64)) - w;
+}
+
+/* A fetch-and-add serves an 8-byte SUM, and NO_OP of any size (adding 0). */
 static bool rmawin_atomic_fadd(const struct rmawin_req *req)
 {
-	return req->opcode != RMAWIN_OP_CAS &&
-	       (req->acc.acc_op == RMAWIN_ACC_SUM || req->acc.acc_op == RMAWIN_ACC_NO_OP);
+	if (req->opcode == RMAWIN_OP_CAS)
+		return false;
+	return req->acc.acc_op == RMAWIN_ACC_NO_OP ||
+	       (req->acc.acc_op == RMAWIN_ACC_SUM &&
+		rmawin_acc_size(req->acc.datatype) == sizeof(u64));
+}
+
+/* compare_and_swap of an 8-byte element is the device's own. */
+static bool rmawin_atomic_cas1(const struct rmawin_req *req)
+{
+	return req->opcode == RMAWIN_OP_CAS &&
+	       rmawin_acc_size(req->acc.datatype) == sizeof(u64);
+}
+
+/* Everything else loops on compare-and-swap. */
+static bool rmawin_atomic_loops(const struct rmawin_req *req)
+{
+	return !rmawin_atomic_fadd(req) && !rmawin_atomic_cas1(req);
+}
+
+/*
+ * What a loop's compare-and-swap swaps in for @guess: the word with the
+ * operation applied to the request's elements in it.  The word is the
+ * device's 8 bytes in the host's order, the same on both ends.
+ */
+static u64 rmawin_atomic_apply(const struct rmawin_req *req, u64 guess)
+{
+	u32 size = rmawin_acc_size(req->acc.datatype), lo, hi;
+	u8 *w = (u8 *)&guess;
+	const u8 *o;
+
+	rmawin_atomic_lanes(req, &lo, &hi);
+	o = (const u8 *)req->acc.data + (rmawin_atomic_word(req) + lo - req->acc.off);
+	if (req->opcode == RMAWIN_OP_CAS) {
+		/* one element; the value to compare with follows the origin */
+		if (!memcmp(w + lo, o + req->len, size))
+			memcpy(w + lo, o, size);
+	} else {
+		rmawin_acc_apply(req->acc.acc_op, req->acc.datatype, w + lo, o, (hi - lo) / size);
+	}
+	return guess;
+}
+
+/* The queue pair's last word and the value it left there: a loop's first guess. */
+static struct rmawin_nic_last *rmawin_atomic_last(struct rmawin_req *req)
+{
+	return req->peer ? &req->peer->nic_last : &req->win->ep->group->self_last;
+}
+
+/* The first guess for the current word. */
+static u64 rmawin_atomic_guess(struct rmawin_req *req)
+{
+	struct rmawin_nic_last *last = rmawin_atomic_last(req);
+	u64 addr, room;
+	u32 rkey;
+
+	if (rmawin_remote_addr(req->acc.remote, rmawin_atomic_word(req), &addr, &rkey, &room))
+		return 0;
+	return READ_ONCE(last->addr) == addr && READ_ONCE(last->rkey) == rkey ?
+	       READ_ONCE(last->val) : 0;
 }
 
 /*
@@ -89,8 +182,7 @@ static bool rmawin_atomic_fadd(const struct rmawin_req *req)
  */
 static bool rmawin_atomic_serial(const struct rmawin_req *req)
 {
-	return req->len > sizeof(u64) ||
-	       (req->opcode != RMAWIN_OP_CAS && !rmawin_atomic_fadd(req));
+	return rmawin_atomic_words(req) > 1 || rmawin_atomic_loops(req);
 }
 
 /* Is a serial atomic in flight on the request's queue pair? */
@@ -109,18 +201,18 @@ static void rmawin_atomic_over(struct rmawin_req *req)
 		WRITE_ONCE(*rmawin_atomic_busy(req), false);
 }
 
-/* Post the work request for the request's current element. */
+/* Post the work request for the request's current word. */
 static int rmawin_atomic_post(struct rmawin_req *req)
 {
 	struct rmawin_group *grp = req->win->ep->group;
 	const u64 *data = req->acc.data;
-	u64 origin = data[req->acc.elem], room;
 	struct ib_atomic_wr wr = {};
 	struct ib_sge sge;
+	u64 room;
 	int ret;
 
-	ret = rmawin_remote_addr(req->acc.remote, req->acc.off + req->acc.elem * sizeof(u64),
-				 &wr.remote_addr, &wr.rkey, &room);
+	ret = rmawin_remote_addr(req->acc.remote, rmawin_atomic_word(req), &wr.remote_addr,
+				 &wr.rkey, &room);
 	if (ret)
 		return ret;
 	sge.addr = grp->bounce_dma[req->acc.slot];
@@ -131,17 +223,17 @@ static int rmawin_atomic_post(struct rmawin_req *req)
 	wr.wr.num_sge = 1;
 	wr.wr.send_flags = IB_SEND_SIGNALED;
 	if (rmawin_atomic_fadd(req)) {
+		/* 8-byte SUM: the words are the elements */
 		wr.wr.opcode = IB_WR_ATOMIC_FETCH_AND_ADD;
-		wr.compare_add = req->acc.acc_op == RMAWIN_ACC_NO_OP ? 0 : origin;
-	} else if (req->opcode == RMAWIN_OP_CAS) {
+		wr.compare_add = req->acc.acc_op == RMAWIN_ACC_NO_OP ? 0 : data[req->acc.elem];
+	} else if (rmawin_atomic_cas1(req)) {
 		wr.wr.opcode = IB_WR_ATOMIC_CMP_AND_SWP;
 		wr.compare_add = data[1];	/* the compare element follows */
-		wr.swap = origin;
+		wr.swap = data[0];
 	} else {
 		wr.wr.opcode = IB_WR_ATOMIC_CMP_AND_SWP;
 		wr.compare_add = req->acc.guess;
-		wr.swap = req->acc.guess;
-		rmawin_acc_apply(req->acc.acc_op, req->acc.datatype, &wr.swap, &origin, 1);
+		wr.swap = rmawin_atomic_apply(req, req->acc.guess);
 	}
 	/* the send queue's room, given back at the completion */
 	atomic_inc(req->peer ? &req->peer->sq_data : &grp->self_out);
@@ -153,6 +245,35 @@ static int rmawin_atomic_post(struct rmawin_req *req)
 }
 
 /*
+ * The current word is done with the previous value @old: its elements'
+ * previous values to the result, and what the word holds now to the
+ * queue pair's last word.
+ */
+static void rmawin_atomic_word_done(struct rmawin_req *req, u64 old)
+{
+	struct rmawin_nic_last *last = rmawin_atomic_last(req);
+	const u64 *data = req->acc.data;
+	u64 now, addr, room;
+	u32 lo, hi, rkey;
+
+	rmawin_atomic_lanes(req, &lo, &hi);
+	if (req->acc.result)
+		memcpy(req->acc.result + (rmawin_atomic_word(req) + lo - req->acc.off),
+		       (u8 *)&old + lo, hi - lo);
+	if (rmawin_atomic_fadd(req))
+		now = req->acc.acc_op == RMAWIN_ACC_NO_OP ? old : old + data[req->acc.elem];
+	else if (rmawin_atomic_cas1(req))
+		now = old == data[1] ? data[0] : old;
+	else
+		now = rmawin_atomic_apply(req, old);
+	if (rmawin_remote_addr(req->acc.remote, rmawin_atomic_word(req), &addr, &rkey, &room))
+		return;
+	WRITE_ONCE(last->addr, addr);
+	WRITE_ONCE(last->rkey, rkey);
+	WRITE_ONCE(last->val, now);
+}
+
+/*
  * The next step after a completion with the previous value @old: another
  * try of a compare-and-swap loop, the next element, or the end.
  * Return: true if a work request was posted.
@@ -160,17 +281,15 @@ static int rmawin_atomic_post(struct rmawin_req *req)
 static bool rmawin_atomic_step(struct rmawin_req *req, u64 old)
 {
 	struct rmawin_group *grp = req->win->ep->group;
-	u64 *result = req->acc.result;
 	int ret;
 
-	if (req->opcode != RMAWIN_OP_CAS && !rmawin_atomic_fadd(req) && old != req->acc.guess) {
+	if (rmawin_atomic_loops(req) && old != req->acc.guess) {
 		req->acc.guess = old;	/* someone else's value: try again with it */
 	} else {
-		if (result)
-			result[req->acc.elem] = old;
-		if (++req->acc.elem == req->len / sizeof(u64))
+		rmawin_atomic_word_done(req, old);
+		if (++req->acc.elem == rmawin_atomic_words(req))
 			return false;
-		req->acc.guess = 0;
+		req->acc.guess = rmawin_atomic_guess(req);
 	}
 	if (req->peer && READ_ONCE(req->peer->state) != RMAWIN_PEER_CONNECTED) {
 		ret = req->peer->error ?: -ECONNRESET;
@@ -267,6 +386,7 @@ int rmawin_atomic_issue(struct rmawin_req *req, const struct rmawin_op_desc *op,
 	req->acc.off = t->off;
 	req->acc.acc_op = op->acc_op;
 	req->acc.datatype = op->datatype;
+	req->acc.guess = rmawin_atomic_guess(req);
 	req->cqe.done = rmawin_atomic_done;
 	if (rmawin_wait_event(req->win->ep, rmawin_atomic_room(req)))
 		return -EINTR;
@@ -292,7 +412,7 @@ int rmawin_atomic_issue(struct rmawin_req *req, const struct rmawin_op_desc *op,
  * @ep: the endpoint, locked, in a group
  * @op: the descriptor, unchecked
  *
- * An 8-byte accumulate-family operation on a same_op window, to a target
+ * An integer accumulate-family operation on a same_op window, to a target
  * whose queue pair has a serial atomic in flight, would wait in
  * rmawin_atomic_issue() until that is over.  A descriptor that would fail
  * its checks may be said to wait too: it is only run later.
@@ -305,7 +425,7 @@ bool rmawin_atomic_would_wait(struct rmawin_ep *ep, const struct rmawin_op_desc 
 	struct rmawin_win *win;
 
 	lockdep_assert_held(&ep->lock);
-	if (!rmawin_atomic_wide(op->datatype) || op->target >= grp->nranks)
+	if (!rmawin_atomic_type(op->datatype) || op->target >= grp->nranks)
 		return false;
 	win = rmawin_win_lookup(ep, op->win);
 	if (!win || !win->same_op)
