@@ -508,14 +508,7 @@ static int double_rank(struct rmawin_ep *ep, void *arg)
 						       RMAWIN_MAX));
 	}
 	RMAWIN_TEST_TRY(6, rmawin_unlock(win, 0));
-	sh->ep_atomics[me] = delta(before, ep_stat("nic_atomics"));
-	RMAWIN_TEST_TRY(7, rmawin_barrier(ep));
-	if (me == 0) {
-		RMAWIN_TEST_TRY(8, rmawin_sync(win));
-		memcpy(sh->final, mem, sizeof(mem));
-	}
-	RMAWIN_TEST_TRY(9, rmawin_win_free(win));
-	return 0;
+	return rank_end(ep, win, mem, sizeof(mem), before);
 }
 
 TEST_F_TIMEOUT(path, same_op_double_stays_target_side, 60)

@@ -127,6 +127,28 @@ static inline void expect_end(struct __test_metadata *_metadata)
 	munmap(sh, sizeof(*sh));
 }
 
+/*
+ * The end of a rank's run on @win, whose memory is @mem (@len bytes):
+ * its endpoint's nic_atomics growth since @before to the test, a barrier,
+ * rank 0's memory to the test, the window freed.  Return: 0, or the step
+ * that failed (100 and up).
+ */
+static inline int rank_end(struct rmawin_ep *ep, struct rmawin_win *win, const void *mem,
+			   size_t len, long before)
+{
+	int me = rmawin_rank(ep);
+
+	if (before != -2)
+		sh->ep_atomics[me] = delta(before, ep_stat("nic_atomics"));
+	RMAWIN_TEST_TRY(100, rmawin_barrier(ep));
+	if (me == 0) {
+		RMAWIN_TEST_TRY(101, rmawin_sync(win));
+		memcpy(sh->final, mem, len);
+	}
+	RMAWIN_TEST_TRY(102, rmawin_win_free(win));
+	return 0;
+}
+
 /* A window of @len bytes with RMAWIN_WIN_SAME_OP, at @mem or allocated; *@base is where. */
 static inline int same_op_win(struct rmawin_ep *ep, int allocate, void *mem, size_t len,
 		       unsigned int unit, void **base, struct rmawin_win **win)
