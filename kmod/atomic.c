@@ -5,25 +5,47 @@
  * On a window created with RMAWIN_WIN_SAME_OP the application promised
  * MPI's accumulate_ops=same_op_no_op: concurrent accumulate-family
  * operations on one location all use one op, or NO_OP.  There every
- * operation on 8-byte integers goes through the device's atomics, never
- * through the target's CPU (acc.c), because the two are not atomic
+ * operation on integers, of any size, goes through the device's atomics,
+ * never through the target's CPU (acc.c), because the two are not atomic
  * against each other: a device's fetch-and-add and a CPU's read-modify-
- * write under a spinlock may interleave.
+ * write under a spinlock may interleave.  Floats and doubles, whose ops
+ * the device cannot compute, stay with the target's CPU.
  *
- *  - SUM and NO_OP are a fetch-and-add (of 0 for NO_OP): one round trip;
- *  - compare_and_swap is the device's compare-and-swap: one round trip;
- *  - every other op (REPLACE, MIN, MAX, PROD, the bitwise and logical
- *    ones) is a compare-and-swap loop: the origin guesses the current
- *    value (0 at first), swaps in op(guess, origin) if the guess was
- *    right, and otherwise guesses what the device returned.
+ * The device works on aligned 8-byte words; an operation takes the words
+ * its elements lie in, one after the other, each word atomic as a whole
+ * (so each element in it, as MPI asks):
  *
- * An operation of several elements does them one after the other, each
- * element atomic on its own, as MPI asks.  The device writes the previous
- * value into one of the group's bounce buffers, which the request holds
- * until it is reaped.  Operations on this rank's own window take the same
- * path through a queue pair connected to itself (created with the first
- * such window of a group of more than one rank; alone, a rank's own
- * accumulates are the only ones, and the CPU path is atomic enough).
+ *  - 8-byte SUM, and NO_OP of any size, are a fetch-and-add (of 0 for
+ *    NO_OP, which reads the word): one round trip;
+ *  - compare_and_swap of an 8-byte element is the device's
+ *    compare-and-swap: one round trip;
+ *  - everything else (other ops, elements of 1, 2 or 4 bytes) is a
+ *    compare-and-swap loop: the origin guesses the word's value, swaps in
+ *    the guess with the operation applied to its elements if the guess
+ *    was right, and otherwise guesses what the device returned.  The
+ *    first guess is the value the queue pair last left in that word, if
+ *    it was the last word it worked on (an origin repeating an operation
+ *    on one location takes one round trip), else 0.
+ *
+ * A same_op window's base and length are multiples of 8 (window.c), so
+ * the words of its elements are inside it and inside one region.  The
+ * device writes the previous value into one of the group's bounce
+ * buffers, which the request holds until it is reaped.  Operations on
+ * this rank's own window take the same path through a queue pair
+ * connected to itself (created with the first such window of a group of
+ * more than one rank; alone, a rank's own accumulates are the only ones,
+ * and the CPU path is atomic enough).
+ *
+ * Order (MPI's default accumulate_ordering): the operations of one origin
+ * on one location take effect in the order they were issued.  Atomic work
+ * requests on one RC queue pair execute in the order they were posted, so
+ * operations of one work request each (SUM, NO_OP and compare_and_swap on
+ * one element) keep it by themselves.  A serial one, which takes more than
+ * one (a compare-and-swap loop, several elements), posts its later work
+ * requests from its completion handler, after anything posted meanwhile:
+ * so no atomic starts on a queue pair while a serial one is in flight
+ * there.  A serial one itself need not wait for what is in flight before
+ * it: its first work request, and so every later one, comes after those.
  */
 #include <linux/slab.h>
 #include <linux/etherdevice.h>
@@ -32,9 +54,10 @@
 #include "ops.h"
 #include "window.h"
 
-static bool rmawin_atomic_wide(u8 datatype)
+/* Integers: what the device's atomics can compute (floats stay in acc.c). */
+static bool rmawin_atomic_type(u8 datatype)
 {
-	return datatype == RMAWIN_TYPE_INT64 || datatype == RMAWIN_TYPE_UINT64;
+	return datatype <= RMAWIN_TYPE_UINT64 && rmawin_acc_size(datatype);
 }
 
 /**
@@ -42,8 +65,9 @@ static bool rmawin_atomic_wide(u8 datatype)
  * @t: its target; @t->atomic is set if it does
  * @op: the descriptor, valid as an accumulate-family operation
  *
- * Return: 0; -EINVAL for an 8-byte integer operation on a same_op window
- * at an offset that is not a multiple of 8 (the device's atomics need it).
+ * Return: 0; -EINVAL for an integer operation on a same_op window at an
+ * offset that is not a multiple of its element size (an element would
+ * straddle two of the device's words).
  */
 int rmawin_atomic_check(struct rmawin_target *t, const struct rmawin_op_desc *op)
 {
@@ -51,9 +75,9 @@ int rmawin_atomic_check(struct rmawin_target *t, const struct rmawin_op_desc *op
 	struct rmawin_group *grp = win->ep->group;
 
 	t->atomic = false;
-	if (!win->same_op || !rmawin_atomic_wide(op->datatype))
+	if (!win->same_op || !rmawin_atomic_type(op->datatype))
 		return 0;
-	if (t->off % sizeof(u64))
+	if (t->off % rmawin_acc_size(op->datatype))
 		return -EINVAL;
 	if (!t->remote) {
 		/* alone in its group, a rank's own CPU path is atomic enough */
@@ -65,25 +89,130 @@ int rmawin_atomic_check(struct rmawin_target *t, const struct rmawin_op_desc *op
 	return 0;
 }
 
-/* Fetch-and-add serves SUM and NO_OP; CAS itself; the rest loop on CAS. */
-static bool rmawin_atomic_fadd(const struct rmawin_req *req)
+/* The request's current word: its offset in the target window. */
+static u64 rmawin_atomic_word(const struct rmawin_req *req)
 {
-	return req->opcode != RMAWIN_OP_CAS &&
-	       (req->acc.acc_op == RMAWIN_ACC_SUM || req->acc.acc_op == RMAWIN_ACC_NO_OP);
+	return round_down(req->acc.off, sizeof(u64)) + (u64)req->acc.elem * sizeof(u64);
 }
 
-/* Post the work request for the request's current element. */
+/* The words the request's elements lie in. */
+static u32 rmawin_atomic_words(const struct rmawin_req *req)
+{
+	return (round_up(req->acc.off + req->len, sizeof(u64)) -
+		round_down(req->acc.off, sizeof(u64))) / sizeof(u64);
+}
+
+/* Bytes [*lo, *hi) of the current word that the request's elements cover. */
+static void rmawin_atomic_lanes(const struct rmawin_req *req, u32 *lo, u32 *hi)
+{
+	u64 w = rmawin_atomic_word(req);
+
+	*lo = max(req->acc.off, w) - w;
+	*hi = min(req->acc.off + req->len, w + sizeof(u64)) - w;
+}
+
+/* A fetch-and-add serves an 8-byte SUM, and NO_OP of any size (adding 0). */
+static bool rmawin_atomic_fadd(const struct rmawin_req *req)
+{
+	if (req->opcode == RMAWIN_OP_CAS)
+		return false;
+	return req->acc.acc_op == RMAWIN_ACC_NO_OP ||
+	       (req->acc.acc_op == RMAWIN_ACC_SUM &&
+		rmawin_acc_size(req->acc.datatype) == sizeof(u64));
+}
+
+/* compare_and_swap of an 8-byte element is the device's own. */
+static bool rmawin_atomic_cas1(const struct rmawin_req *req)
+{
+	return req->opcode == RMAWIN_OP_CAS &&
+	       rmawin_acc_size(req->acc.datatype) == sizeof(u64);
+}
+
+/* Everything else loops on compare-and-swap. */
+static bool rmawin_atomic_loops(const struct rmawin_req *req)
+{
+	return !rmawin_atomic_fadd(req) && !rmawin_atomic_cas1(req);
+}
+
+/*
+ * What a loop's compare-and-swap swaps in for @guess: the word with the
+ * operation applied to the request's elements in it.  The word is the
+ * device's 8 bytes in the host's order, the same on both ends.
+ */
+static u64 rmawin_atomic_apply(const struct rmawin_req *req, u64 guess)
+{
+	u32 size = rmawin_acc_size(req->acc.datatype), lo, hi;
+	u8 *w = (u8 *)&guess;
+	const u8 *o;
+
+	rmawin_atomic_lanes(req, &lo, &hi);
+	o = (const u8 *)req->acc.data + (rmawin_atomic_word(req) + lo - req->acc.off);
+	if (req->opcode == RMAWIN_OP_CAS) {
+		/* one element; the value to compare with follows the origin */
+		if (!memcmp(w + lo, o + req->len, size))
+			memcpy(w + lo, o, size);
+	} else {
+		rmawin_acc_apply(req->acc.acc_op, req->acc.datatype, w + lo, o, (hi - lo) / size);
+	}
+	return guess;
+}
+
+/* The queue pair's last word and the value it left there: a loop's first guess. */
+static struct rmawin_nic_last *rmawin_atomic_last(struct rmawin_req *req)
+{
+	return req->peer ? &req->peer->nic_last : &req->win->ep->group->self_last;
+}
+
+/* The first guess for the current word. */
+static u64 rmawin_atomic_guess(struct rmawin_req *req)
+{
+	struct rmawin_nic_last *last = rmawin_atomic_last(req);
+	u64 addr, room;
+	u32 rkey;
+
+	if (rmawin_remote_addr(req->acc.remote, rmawin_atomic_word(req), &addr, &rkey, &room))
+		return 0;
+	return READ_ONCE(last->addr) == addr && READ_ONCE(last->rkey) == rkey ?
+	       READ_ONCE(last->val) : 0;
+}
+
+/*
+ * Does the request take more than one work request?  The later ones are
+ * posted from its completion handler, behind anything posted meanwhile.
+ */
+static bool rmawin_atomic_serial(const struct rmawin_req *req)
+{
+	return rmawin_atomic_words(req) > 1 || rmawin_atomic_loops(req);
+}
+
+/* Is a serial atomic in flight on the request's queue pair? */
+static bool *rmawin_atomic_busy(struct rmawin_req *req)
+{
+	return req->peer ? &req->peer->nic_serial : &req->win->ep->group->self_serial;
+}
+
+/*
+ * The request posts nothing more: the next atomic may start on its queue
+ * pair (the caller wakes the endpoint's waiters).
+ */
+static void rmawin_atomic_over(struct rmawin_req *req)
+{
+	if (req->acc.serial)
+		WRITE_ONCE(*rmawin_atomic_busy(req), false);
+}
+
+/* Post the work request for the request's current word. */
 static int rmawin_atomic_post(struct rmawin_req *req)
 {
 	struct rmawin_group *grp = req->win->ep->group;
 	const u64 *data = req->acc.data;
-	u64 origin = data[req->acc.elem], room;
 	struct ib_atomic_wr wr = {};
 	struct ib_sge sge;
+	u64 room;
 	int ret;
 
-	ret = rmawin_remote_addr(req->acc.remote, req->acc.off + req->acc.elem * sizeof(u64),
-				 &wr.remote_addr, &wr.rkey, &room);
+	ret = rmawin_remote_addr(req->acc.remote, rmawin_atomic_word(req), &wr.remote_addr,
+				 &wr.rkey, &room);
 	if (ret)
 		return ret;
 	sge.addr = grp->bounce_dma[req->acc.slot];
@@ -94,17 +223,17 @@ static int rmawin_atomic_post(struct rmawin_req *req)
 	wr.wr.num_sge = 1;
 	wr.wr.send_flags = IB_SEND_SIGNALED;
 	if (rmawin_atomic_fadd(req)) {
+		/* 8-byte SUM: the words are the elements */
 		wr.wr.opcode = IB_WR_ATOMIC_FETCH_AND_ADD;
-		wr.compare_add = req->acc.acc_op == RMAWIN_ACC_NO_OP ? 0 : origin;
-	} else if (req->opcode == RMAWIN_OP_CAS) {
+		wr.compare_add = req->acc.acc_op == RMAWIN_ACC_NO_OP ? 0 : data[req->acc.elem];
+	} else if (rmawin_atomic_cas1(req)) {
 		wr.wr.opcode = IB_WR_ATOMIC_CMP_AND_SWP;
 		wr.compare_add = data[1];	/* the compare element follows */
-		wr.swap = origin;
+		wr.swap = data[0];
 	} else {
 		wr.wr.opcode = IB_WR_ATOMIC_CMP_AND_SWP;
 		wr.compare_add = req->acc.guess;
-		wr.swap = req->acc.guess;
-		rmawin_acc_apply(req->acc.acc_op, req->acc.datatype, &wr.swap, &origin, 1);
+		wr.swap = rmawin_atomic_apply(req, req->acc.guess);
 	}
 	/* the send queue's room, given back at the completion */
 	atomic_inc(req->peer ? &req->peer->sq_data : &grp->self_out);
@@ -116,6 +245,35 @@ static int rmawin_atomic_post(struct rmawin_req *req)
 }
 
 /*
+ * The current word is done with the previous value @old: its elements'
+ * previous values to the result, and what the word holds now to the
+ * queue pair's last word.
+ */
+static void rmawin_atomic_word_done(struct rmawin_req *req, u64 old)
+{
+	struct rmawin_nic_last *last = rmawin_atomic_last(req);
+	const u64 *data = req->acc.data;
+	u64 now, addr, room;
+	u32 lo, hi, rkey;
+
+	rmawin_atomic_lanes(req, &lo, &hi);
+	if (req->acc.result)
+		memcpy(req->acc.result + (rmawin_atomic_word(req) + lo - req->acc.off),
+		       (u8 *)&old + lo, hi - lo);
+	if (rmawin_atomic_fadd(req))
+		now = req->acc.acc_op == RMAWIN_ACC_NO_OP ? old : old + data[req->acc.elem];
+	else if (rmawin_atomic_cas1(req))
+		now = old == data[1] ? data[0] : old;
+	else
+		now = rmawin_atomic_apply(req, old);
+	if (rmawin_remote_addr(req->acc.remote, rmawin_atomic_word(req), &addr, &rkey, &room))
+		return;
+	WRITE_ONCE(last->addr, addr);
+	WRITE_ONCE(last->rkey, rkey);
+	WRITE_ONCE(last->val, now);
+}
+
+/*
  * The next step after a completion with the previous value @old: another
  * try of a compare-and-swap loop, the next element, or the end.
  * Return: true if a work request was posted.
@@ -123,17 +281,15 @@ static int rmawin_atomic_post(struct rmawin_req *req)
 static bool rmawin_atomic_step(struct rmawin_req *req, u64 old)
 {
 	struct rmawin_group *grp = req->win->ep->group;
-	u64 *result = req->acc.result;
 	int ret;
 
-	if (req->opcode != RMAWIN_OP_CAS && !rmawin_atomic_fadd(req) && old != req->acc.guess) {
+	if (rmawin_atomic_loops(req) && old != req->acc.guess) {
 		req->acc.guess = old;	/* someone else's value: try again with it */
 	} else {
-		if (result)
-			result[req->acc.elem] = old;
-		if (++req->acc.elem == req->len / sizeof(u64))
+		rmawin_atomic_word_done(req, old);
+		if (++req->acc.elem == rmawin_atomic_words(req))
 			return false;
-		req->acc.guess = 0;
+		req->acc.guess = rmawin_atomic_guess(req);
 	}
 	if (req->peer && READ_ONCE(req->peer->state) != RMAWIN_PEER_CONNECTED) {
 		ret = req->peer->error ?: -ECONNRESET;
@@ -171,19 +327,27 @@ static void rmawin_atomic_done(struct ib_cq *cq, struct ib_wc *wc)
 	if (rmawin_atomic_step(req, old))
 		return;
 finish:
+	rmawin_atomic_over(req);
 	wake_up_all(&req->win->ep->wq);
 	if (atomic_dec_and_test(&req->pending))
 		rmawin_req_finish(req);
 }
 
+/*
+ * May the request start: room in its send queue, and no serial atomic in
+ * flight on its queue pair?  Also true once it cannot start at all.
+ */
 static bool rmawin_atomic_room(struct rmawin_req *req)
 {
 	struct rmawin_group *grp = req->win->ep->group;
+	struct rmawin_peer *peer = req->peer;
 
-	if (req->peer)
-		return rmawin_sq_room(req->peer);
-	return atomic_read(&grp->self_out) < RMAWIN_SELF_DEPTH ||
-	       READ_ONCE(grp->ep->dev->dead);
+	if (READ_ONCE(grp->ep->dev->dead))
+		return true;
+	if (peer)
+		return READ_ONCE(peer->state) != RMAWIN_PEER_CONNECTED ||
+		       (rmawin_sq_room(peer) && !READ_ONCE(peer->nic_serial));
+	return atomic_read(&grp->self_out) < RMAWIN_SELF_DEPTH && !READ_ONCE(grp->self_serial);
 }
 
 /**
@@ -194,7 +358,8 @@ static bool rmawin_atomic_room(struct rmawin_req *req)
  * @t: its target, rmawin_atomic_check() said so
  *
  * Context: process context, endpoint lock held; sleeps for a bounce
- * buffer and for room in the send queue.
+ * buffer, for room in the send queue, and until a serial atomic in flight
+ * on the queue pair is over (a few round trips).
  * Return: 0 or a negative errno; the request then completes with it.
  */
 int rmawin_atomic_issue(struct rmawin_req *req, const struct rmawin_op_desc *op,
@@ -221,6 +386,7 @@ int rmawin_atomic_issue(struct rmawin_req *req, const struct rmawin_op_desc *op,
 	req->acc.off = t->off;
 	req->acc.acc_op = op->acc_op;
 	req->acc.datatype = op->datatype;
+	req->acc.guess = rmawin_atomic_guess(req);
 	req->cqe.done = rmawin_atomic_done;
 	if (rmawin_wait_event(req->win->ep, rmawin_atomic_room(req)))
 		return -EINTR;
@@ -228,11 +394,45 @@ int rmawin_atomic_issue(struct rmawin_req *req, const struct rmawin_op_desc *op,
 		return req->peer->error ?: -ECONNRESET;
 	if (READ_ONCE(grp->ep->dev->dead))
 		return -ENODEV;
+	/* before the post: its completion may run before the post returns */
+	req->acc.serial = rmawin_atomic_serial(req);
+	if (req->acc.serial)
+		WRITE_ONCE(*rmawin_atomic_busy(req), true);
 	atomic_inc(&req->pending);
 	ret = rmawin_atomic_post(req);
-	if (ret)
+	if (ret) {
 		atomic_dec(&req->pending);
+		rmawin_atomic_over(req);
+	}
 	return ret;
+}
+
+/**
+ * rmawin_atomic_would_wait() - would an operation wait for a serial atomic?
+ * @ep: the endpoint, locked, in a group
+ * @op: the descriptor, unchecked
+ *
+ * An integer accumulate-family operation on a same_op window, to a target
+ * whose queue pair has a serial atomic in flight, would wait in
+ * rmawin_atomic_issue() until that is over.  A descriptor that would fail
+ * its checks may be said to wait too: it is only run later.
+ *
+ * Return: true if it would wait.
+ */
+bool rmawin_atomic_would_wait(struct rmawin_ep *ep, const struct rmawin_op_desc *op)
+{
+	struct rmawin_group *grp = ep->group;
+	struct rmawin_win *win;
+
+	lockdep_assert_held(&ep->lock);
+	if (!rmawin_atomic_type(op->datatype) || op->target >= grp->nranks)
+		return false;
+	win = rmawin_win_lookup(ep, op->win);
+	if (!win || !win->same_op)
+		return false;
+	if (op->target == grp->rank)
+		return READ_ONCE(grp->self_serial);
+	return READ_ONCE(grp->peers[op->target].nic_serial);
 }
 
 /**

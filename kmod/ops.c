@@ -357,10 +357,12 @@ int rmawin_op_run(struct rmawin_ep *ep, const struct rmawin_op_desc *op, bool ri
  * @ep: the endpoint, locked
  * @op: the descriptor, in kernel memory
  *
- * A flush of a window with operations in flight would: the shared poller
- * leaves it at the head of its ring until they complete, rather than
- * wait there for one process's round trips.  A descriptor that fails its
- * checks would not: running it reports the error at once.
+ * A flush of a window with operations in flight would, and so would an
+ * operation on the device's atomics while a serial one is in flight to
+ * its target (atomic.c): the shared poller leaves it at the head of its
+ * ring until they complete, rather than wait there for one process's round
+ * trips.  A flush that fails its checks would not: running it reports the
+ * error at once.
  *
  * Return: true if rmawin_op_run() would wait for completions.
  */
@@ -369,8 +371,11 @@ bool rmawin_op_would_wait(struct rmawin_ep *ep, const struct rmawin_op_desc *op)
 	struct rmawin_win *win;
 
 	lockdep_assert_held(&ep->lock);
-	if (op->opcode != RMAWIN_OP_FLUSH || rmawin_ep_check_group(ep) ||
-	    rmawin_flush_check(ep, op, &win))
+	if (!op->opcode || op->opcode >= RMAWIN_OP_LAST || rmawin_ep_check_group(ep))
+		return false;
+	if (op->opcode != RMAWIN_OP_FLUSH)
+		return rmawin_op_def(op->opcode)->acc && rmawin_atomic_would_wait(ep, op);
+	if (rmawin_flush_check(ep, op, &win))
 		return false;
 	return !rmawin_win_idle(win);
 }

@@ -91,5 +91,6 @@ int rmawin_atomic_check(struct rmawin_target *t, const struct rmawin_op_desc *op
 int rmawin_atomic_issue(struct rmawin_req *req, const struct rmawin_op_desc *op,
 			const struct rmawin_target *t);
 void rmawin_atomic_release(struct rmawin_req *req);
+bool rmawin_atomic_would_wait(struct rmawin_ep *ep, const struct rmawin_op_desc *op);
 
 #endif /* RMAWIN_OPS_H */

@@ -93,8 +93,9 @@ bool rmawin_ring_has_work(struct rmawin_ring *ring)
  * @poller: the shared poller is the consumer, not the owner's doorbell
  *	(RMAWIN_ENTER_SUBMIT): it must not wait for what one process does,
  *	so it skips a ring whose endpoint lock is held, and leaves a flush
- *	whose window still has operations in flight at the head of the ring
- *	for its next pass
+ *	whose window still has operations in flight, or an atomic that would
+ *	wait for a serial one (atomic.c), at the head of the ring for its
+ *	next pass
  *
  * The endpoint's lock makes the poller and a doorbell take turns.
  *

@@ -230,6 +230,21 @@ void rmawin_ep_wake(struct rmawin_ep *ep, struct rmawin_win *win);
 #define RMAWIN_ACC_INLINE	16
 
 /**
+ * struct rmawin_nic_last - the word a queue pair's last device atomic
+ *	left, for the first guess of the next compare-and-swap loop on it
+ *	(atomic.c); written in completion context, read anywhere: a stale
+ *	value only costs a retry
+ * @addr: the word's remote address
+ * @rkey: its region's key
+ * @val: the value the atomic left there
+ */
+struct rmawin_nic_last {
+	u64 addr;
+	u32 rkey;
+	u64 val;
+};
+
+/**
  * struct rmawin_remote_mr - one memory region of a peer's window
  * @iova: the address the region starts at, as the peer's device knows it
  * @rkey: its remote key
@@ -398,7 +413,7 @@ struct rmawin_win {
  *	answers in order), under the group's acc_reqs lock
  * @acc.nic: through the device's atomics (atomic.c), not the target's CPU
  * @acc.slot: atomics: the bounce buffer the previous value lands in, or -1
- * @acc.elem: atomics: the element in flight
+ * @acc.elem: atomics: the word in flight (its index among the operation's)
  * @acc.guess: atomics: a compare-and-swap loop's guess of the current value
  * @acc.acc_op: atomics: the op
  * @acc.datatype: atomics: the element type
@@ -407,6 +422,11 @@ struct rmawin_win {
  * @acc.off: atomics: the byte offset of the first element there
  * @acc.inl: @acc.data and @acc.result of an operation of at most
  *	RMAWIN_ACC_INLINE bytes: no allocation for it
+ * @acc.serial: atomics: takes more than one work request (a
+ *	compare-and-swap loop, or several elements), the later ones posted
+ *	from its completion handler: while it is in flight no other atomic
+ *	starts on its queue pair (rmawin_peer.nic_serial,
+ *	rmawin_group.self_serial)
  */
 struct rmawin_req {
 	struct list_head node;
@@ -445,6 +465,7 @@ struct rmawin_req {
 			const struct rmawin_remote *remote;
 			u64 off;
 			u64 inl[3 * RMAWIN_ACC_INLINE / sizeof(u64)];
+			bool serial;
 		} acc;
 	};
 };
@@ -503,6 +524,10 @@ struct rmawin_ctrl_buf {
  *	completion, after every message that arrived before, fails the peer
  * @leaving: the peer disconnected; its last messages are being dispatched
  * @max_inline: bytes a work request on @qp carries inline (0: none)
+ * @nic_serial: one of our device atomics that takes several work
+ *	requests is in flight on @qp (atomic.c): no other may start before
+ *	it is over, or it would overtake the rest of it
+ * @nic_last: the word our last device atomic on @qp left (atomic.c)
  */
 struct rmawin_peer {
 	struct rmawin_group *grp;
@@ -532,6 +557,8 @@ struct rmawin_peer {
 	struct ib_cqe drain_cqe;
 	bool leaving;
 	u32 max_inline;
+	bool nic_serial;
+	struct rmawin_nic_last nic_last;
 };
 
 /**
@@ -633,6 +660,8 @@ struct rmawin_rcache {
  * @self_qp: a queue pair connected to itself, for atomics on this rank's
  *	own same_op windows; made with the first of them
  * @self_out: work requests in flight on @self_qp, at most RMAWIN_SELF_DEPTH
+ * @self_serial: rmawin_peer.nic_serial for @self_qp
+ * @self_last: rmawin_peer.nic_last for @self_qp
  */
 struct rmawin_group {
 	struct rmawin_ep *ep;
@@ -665,6 +694,8 @@ struct rmawin_group {
 	struct xarray acc_reqs;
 	struct ib_qp *self_qp;
 	atomic_t self_out;
+	bool self_serial;
+	struct rmawin_nic_last self_last;
 };
 
 /**

@@ -315,8 +315,9 @@ int rmawin_ioctl_win_create(struct rmawin_ep *ep, void *arg)
 	if (c->flags & ~(RMAWIN_WIN_ALLOCATE | RMAWIN_WIN_SAME_OP) || c->mmap_offset ||
 	    !c->disp_unit)
 		return -EINVAL;
-	/* the device's atomics need 8-byte aligned targets */
-	if (c->flags & RMAWIN_WIN_SAME_OP && c->base % sizeof(u64))
+	/* the device's atomics work on aligned 8-byte words, all inside the window */
+	if (c->flags & RMAWIN_WIN_SAME_OP &&
+	    (c->base % sizeof(u64) || c->length % sizeof(u64)))
 		return -EINVAL;
 	if (c->flags & RMAWIN_WIN_ALLOCATE && c->base)
 		return -EINVAL;

@@ -95,15 +95,23 @@ static int rmawin_acc_args(const struct rmawin_op_desc *op)
 
 /*
  * As the kernel's rmawin_atomic_check(): on a RMAWIN_WIN_SAME_OP window
- * an 8-byte integer operation goes through the device's atomics, which
- * need the target offset 8-byte aligned.
+ * an integer operation goes through the device's atomics, which need each
+ * element inside one aligned 8-byte word: the target offset a multiple of
+ * the element size (of 8, for INT64 and UINT64 only, on a kernel without
+ * RMAWIN_FEAT_NIC_INT_ATOMICS).
  */
 static int rmawin_acc_align(const struct rmawin_win *win, const struct rmawin_op_desc *op,
 			    uint64_t off)
 {
-	int wide = op->datatype == RMAWIN_TYPE_INT64 || op->datatype == RMAWIN_TYPE_UINT64;
+	static const unsigned char sizes[] = { 1, 1, 2, 2, 4, 4, 8, 8 };
+	unsigned int size;
 
-	return (win->flags & RMAWIN_WIN_SAME_OP) && wide && off % 8 ? -EINVAL : 0;
+	if (!(win->flags & RMAWIN_WIN_SAME_OP) || op->datatype >= sizeof(sizes))
+		return 0;
+	size = sizes[op->datatype];
+	if (size < 8 && !win->ep->nic_ints)
+		return 0;
+	return off % size ? -EINVAL : 0;
 }
 
 static int rmawin_op_check_locked(const struct rmawin_win *win, const struct rmawin_op_desc *op)

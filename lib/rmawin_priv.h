@@ -37,6 +37,7 @@
  *	RMAWIN_ISSUE_SHIFT, and how many such calls are under way, below it
  *	(rma.c); read and changed atomically
  * @rma_quiet: the kernel has RMAWIN_RMA_QUIET
+ * @nic_ints: the kernel has RMAWIN_FEAT_NIC_INT_ATOMICS
  */
 struct rmawin_ep {
 	int fd;
@@ -51,6 +52,7 @@ struct rmawin_ep {
 	pthread_mutex_t lock;
 	uint64_t issue;
 	int rma_quiet;
+	int nic_ints;
 };
 
 #define RMAWIN_ISSUE_SHIFT	24

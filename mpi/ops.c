@@ -102,6 +102,22 @@ static int rmpi_rma_one(struct rmpi_rma *r, void *o, void *res, MPI_Aint len, MP
 	return -EINVAL;
 }
 
+/*
+ * With RMAWIN_MPI_DEBUG: an 8-byte integer element at a target byte offset
+ * that is not a multiple of 8, refused on a same_op window (-EINVAL): the
+ * device's atomics need one.  Say so, and how to do without them.
+ */
+static void rmpi_debug_misaligned(const struct rmpi_win *w, int err, enum rmawin_type rt,
+				  MPI_Aint toff)
+{
+	if (err == -EINVAL && w->same_op && (rt == RMAWIN_INT64 || rt == RMAWIN_UINT64) &&
+	    toff % 8)
+		rmpi_debug("8-byte integer accumulate at target byte offset %lld of a window with "
+			   "accumulate_ops same_op_no_op (MPI's default) or same_op: the device's "
+			   "atomics need a multiple of 8 (RMAWIN_MPI_SAME_OP=0 does without them)",
+			   (long long)toff);
+}
+
 /* Walk the layouts together; returns a negative errno or MPI_ERR_RMA_RANGE. */
 static int rmpi_rma_walk(struct rmpi_rma *r)
 {
@@ -124,6 +140,8 @@ static int rmpi_rma_walk(struct rmpi_rma *r)
 			res = rmpi_addr(r->a->result, rmpi_cur_off(&cr));
 		}
 		err = rmpi_rma_one(r, o, res, len, toff);
+		if (r->a->kind == RMPI_ACC || r->a->kind == RMPI_GET_ACC)
+			rmpi_debug_misaligned(r->w, err, r->rt, toff);
 		if (!err && r->batch && rmawin_batch_count(r->batch) == 1024)
 			err = rmawin_batch_submit(r->batch);
 		if (r->use_origin)
@@ -262,6 +280,7 @@ static int rmpi_pair_one(struct rmpi_rma *r, const unsigned char *in, void *res_
 	uint64_t cur, want, prev;
 
 	err = rmawin_fetch_and_op(rw, &cur, &cur, RMAWIN_UINT64, t, toff, RMAWIN_NO_OP);
+	rmpi_debug_misaligned(r->w, err, RMAWIN_UINT64, (MPI_Aint)toff);
 	err = err ? err : rmawin_flush(rw, t);
 	for (tries = 0; !err; tries++) {
 		want = cur;
@@ -501,6 +520,7 @@ static int rmpi_atomic(struct rmpi_win *w, const void *origin, const void *compa
 					  rt, target, (size_t)disp, ro);
 	if (err)
 		rmpi_debug("atomic to %d: %s", target, rmawin_strerror(err));
+	rmpi_debug_misaligned(w, err, rt, disp);
 	return rmpi_win_raise(w->win, rmpi_errclass(err));
 }
 

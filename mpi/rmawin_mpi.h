@@ -46,6 +46,8 @@ struct rmpi_group {
  * @model: MPI_WIN_UNIFIED: the device writes the process's own memory
  * @nranks: ranks in the window's communicator
  * @disp_units: every rank's displacement unit
+ * @same_op: the rmawin window is RMAWIN_WIN_SAME_OP (accumulate_ops, or
+ *	its default): 8-byte integer accumulates take the device's atomics
  */
 struct rmpi_win {
 	MPI_Win win;
@@ -58,6 +60,7 @@ struct rmpi_win {
 	int model;
 	int nranks;
 	int *disp_units;
+	int same_op;
 };
 
 /* group.c */

@@ -103,21 +103,36 @@ static int rmpi_win_attach_mpi(struct rmpi_win *w, void *base, MPI_Info info, MP
 }
 
 /*
- * RMAWIN_WIN_SAME_OP when the info key accumulate_ops promises same_op or
- * same_op_no_op on every rank and every rank's base is 8-byte aligned (an
- * allocated window's is): the device's atomics need both, and the ranks
- * must agree.  Collective.
+ * Does RMAWIN_MPI_SAME_OP turn the device's atomics off?  Read at every
+ * window creation (a program may set it between two).
  */
-static unsigned int rmpi_win_flags(MPI_Info info, const void *base, MPI_Comm comm)
+static int rmpi_same_op_off(void)
+{
+	const char *v = getenv("RMAWIN_MPI_SAME_OP");
+
+	return v && !strcmp(v, "0");
+}
+
+/*
+ * RMAWIN_WIN_SAME_OP, the device's atomics for integer accumulates, where
+ * MPI's info key accumulate_ops promises same_op or same_op_no_op, and
+ * where it is absent: its default is same_op_no_op (MPI-3.1 11.2.1).  Any
+ * other value promises nothing.  Every rank's base and size must be
+ * multiples of 8 (an allocated window's are: its size is rounded up) and
+ * the ranks must agree: collective.  RMAWIN_MPI_SAME_OP=0 turns it off,
+ * whatever the info says.
+ */
+static unsigned int rmpi_win_flags(MPI_Info info, const void *base, MPI_Aint size,
+				   MPI_Comm comm)
 {
 	char val[MPI_MAX_INFO_VAL + 1];
-	int flag = 0, same = 0, all = 0;
+	int flag = 0, same = 1, all = 0;
 
 	if (info != MPI_INFO_NULL &&
 	    PMPI_Info_get(info, "accumulate_ops", MPI_MAX_INFO_VAL, val, &flag) == MPI_SUCCESS &&
 	    flag)
 		same = !strcmp(val, "same_op") || !strcmp(val, "same_op_no_op");
-	if ((uintptr_t)base % 8)
+	if ((uintptr_t)base % 8 || size % 8 || rmpi_same_op_off())
 		same = 0;
 	if (PMPI_Allreduce(&same, &all, 1, MPI_INT, MPI_LAND, comm) != MPI_SUCCESS)
 		return 0;
@@ -155,15 +170,18 @@ static int rmpi_win_new(void *base, MPI_Aint size, int disp_unit, MPI_Info info,
 		free(w);
 		return rmpi_comm_raise(comm, MPI_ERR_OTHER);
 	}
-	flags = rmpi_win_flags(info, alloc_base ? NULL : base, comm);
+	/* an allocated window's size is ours to round up to the device's words */
+	flags = rmpi_win_flags(info, alloc_base ? NULL : base, alloc_base ? 0 : size, comm);
 	if (alloc_base && size)
-		err = rmawin_win_allocate(w->grp->ep, (size_t)size, 1, flags, &w->base, &w->rw);
+		err = rmawin_win_allocate(w->grp->ep, (size_t)size + (flags ? (8 - size % 8) % 8 : 0),
+					  1, flags, &w->base, &w->rw);
 	else if (alloc_base)	/* nothing to allocate: an empty window */
 		err = rmawin_win_create(w->grp->ep, NULL, 0, 1, flags, &w->rw);
 	else
 		err = rmawin_win_create(w->grp->ep, base, (size_t)size, 1, flags, &w->rw);
 	if (!alloc_base)
 		w->base = base;
+	w->same_op = !!(flags & RMAWIN_WIN_SAME_OP);
 	if (err) {
 		rmpi_debug("rmawin window: %s", rmawin_strerror(err));
 		err = err == -EREMOTEIO ? MPI_ERR_OTHER : rmpi_errclass(err);

@@ -35,6 +35,9 @@ static int misaligned_ops(struct rmawin_ep *ep, struct rmawin_win *win, int t)
 {
 	/* static: nothing refused may point into this stack frame */
 	static uint64_t v[2] = { 0x1111111111111111ULL, 0x2222 }, c, r[2];
+	static int32_t v32 = 1, r32;
+	static uint32_t c32;
+	static int16_t v16 = 1;
 	struct rmawin_batch *batch;
 	int bad = 0, ret;
 
@@ -52,6 +55,12 @@ static int misaligned_ops(struct rmawin_ep *ep, struct rmawin_win *win, int t)
 							RMAWIN_SUM));
 	RMAWIN_TEST_WANT(-EINVAL, rmawin_get_accumulate(win, v, r, 2, RMAWIN_UINT64, t, 20,
 							RMAWIN_NO_OP));
+	/* smaller integers: each element must lie in one of the device's words */
+	RMAWIN_TEST_WANT(-EINVAL, rmawin_fetch_and_op(win, &v32, &r32, RMAWIN_INT32, t, 2,
+						      RMAWIN_SUM));
+	RMAWIN_TEST_WANT(-EINVAL, rmawin_accumulate(win, &v16, 1, RMAWIN_INT16, t, 1, RMAWIN_MAX));
+	RMAWIN_TEST_WANT(-EINVAL, rmawin_compare_and_swap(win, &v32, &c32, &r32, RMAWIN_UINT32,
+							  t, 6));
 	/* a batch: refused when added, or when submitted, as the single call */
 	RMAWIN_TEST_TRY(100, rmawin_batch_create(ep, 4, &batch));
 	ret = rmawin_batch_fetch_and_op(batch, win, v, r, RMAWIN_INT64, t, 4, RMAWIN_SUM);
@@ -176,7 +185,7 @@ static int align_rank(struct rmawin_ep *ep, void *arg)
 	return bad ? 12 : 0;
 }
 
-TEST_F(path, misaligned_8_byte_operations_einval)
+TEST_F(path, misaligned_operations_einval)
 {
 	EXPECT_EQ(2, rmawin_test_run_eps(_metadata, 2, align_rank, NULL, 25));
 	expect_end(_metadata);
@@ -184,8 +193,9 @@ TEST_F(path, misaligned_8_byte_operations_einval)
 
 /*
  * Window creation: RMAWIN_WIN_SAME_OP with a base that is not 8-byte
- * aligned, and unknown flag bits, are -EINVAL on every rank; a base that is
- * 8-byte aligned but no more is fine, and the window works.
+ * aligned or a length that is not a multiple of 8, and unknown flag bits,
+ * are -EINVAL on every rank; a base that is 8-byte aligned but no more is
+ * fine, and the window works.
  */
 static int create_rank(struct rmawin_ep *ep, void *arg)
 {
@@ -204,6 +214,10 @@ static int create_rank(struct rmawin_ep *ep, void *arg)
 	RMAWIN_TEST_WANT(-EINVAL, rmawin_win_create(ep, b + 4, 32, 1, RMAWIN_WIN_SAME_OP, &win));
 	RMAWIN_TEST_WANT(-EINVAL, rmawin_win_create(ep, b + 1, 32, 8, RMAWIN_WIN_SAME_OP, &win));
 	RMAWIN_TEST_WANT(-EINVAL, rmawin_win_create(ep, b + 12, 8, 8, RMAWIN_WIN_SAME_OP, &win));
+	/* and a length that is not whole words */
+	RMAWIN_TEST_WANT(-EINVAL, rmawin_win_create(ep, b, 12, 4, RMAWIN_WIN_SAME_OP, &win));
+	RMAWIN_TEST_WANT(-EINVAL, rmawin_win_allocate(ep, 4097, 1, RMAWIN_WIN_SAME_OP, &base,
+						      &win));
 	for (i = 0; i < ARRAY_SIZE(bad_flags); i++) {
 		RMAWIN_TEST_WANT(-EINVAL, rmawin_win_create(ep, mem, 64, 8, bad_flags[i], &win));
 		RMAWIN_TEST_WANT(-EINVAL, rmawin_win_allocate(ep, 4096, 8, bad_flags[i], &base,
@@ -283,9 +297,10 @@ static int acc_raw(int fd, __u32 win, int opcode, int acc_op, int type, int targ
 /*
  * The library checks alignment before the kernel sees an operation; here
  * the kernel is asked directly: WIN_CREATE with unknown flags or a
- * misaligned base under RMAWIN_WIN_SAME_OP, and RMA descriptors of 8-byte
- * integer operations at byte 4 (to itself and to the peer), are -EINVAL;
- * the same at byte 8, and an int32 one at byte 4, work.
+ * misaligned base or a length that is not whole words under
+ * RMAWIN_WIN_SAME_OP, RMA descriptors of 8-byte integer operations at byte
+ * 4 and of an int32 one at byte 2 (to itself and to the peer), are
+ * -EINVAL; the same at byte 8, and the int32 one at byte 4, work.
  */
 static int raw_rank(struct rmawin_ep *ep, void *arg)
 {
@@ -298,6 +313,7 @@ static int raw_rank(struct rmawin_ep *ep, void *arg)
 	RMAWIN_TEST_WANT(-EINVAL, create_raw(fd, 0x100, mem, 64, 1, &win));
 	RMAWIN_TEST_WANT(-EINVAL, create_raw(fd, 0x4, mem, 64, 1, &win));
 	RMAWIN_TEST_WANT(-EINVAL, create_raw(fd, RMAWIN_WIN_SAME_OP, (char *)mem + 4, 32, 1, &win));
+	RMAWIN_TEST_WANT(-EINVAL, create_raw(fd, RMAWIN_WIN_SAME_OP, mem, 60, 1, &win));
 	RMAWIN_TEST_TRY(1, create_raw(fd, RMAWIN_WIN_SAME_OP, mem, 64, 1, &win));
 	RMAWIN_TEST_TRY(2, fence_raw(fd, win));
 	for (t = 0; t < 2; t++) {
@@ -311,6 +327,8 @@ static int raw_rank(struct rmawin_ep *ep, void *arg)
 						  RMAWIN_TYPE_UINT64, t, 36, 8, v, NULL, res));
 		RMAWIN_TEST_WANT(0, acc_raw(fd, win, RMAWIN_OP_FETCH_OP, RMAWIN_ACC_SUM,
 					    RMAWIN_TYPE_INT64, t, 8, 8, v, NULL, &res[2 + t]));
+		RMAWIN_TEST_WANT(-EINVAL, acc_raw(fd, win, RMAWIN_OP_FETCH_OP, RMAWIN_ACC_SUM,
+						  RMAWIN_TYPE_INT32, t, 2, 4, &v32, NULL, &r32[t]));
 		RMAWIN_TEST_WANT(0, acc_raw(fd, win, RMAWIN_OP_FETCH_OP, RMAWIN_ACC_SUM,
 					    RMAWIN_TYPE_INT32, t, 4, 4, &v32, NULL, &r32[t]));
 	}

@@ -4,9 +4,10 @@
  * atomic_test.c: MAX, MIN, PROD, the bitwise and logical ops and SUM
  * through accumulate (a compare-and-swap loop from the origin) and NO_OP;
  * accumulate and get_accumulate of 64 elements all to all; a group of one
- * keeps the CPU path; int32 and double operations on such a window keep
- * the target-side path, beside int64 ones that take the device's; a
- * window without the flag never takes the device's atomics.
+ * keeps the CPU path; int32 operations on such a window take the device's
+ * atomics too (atomic_int_test.c has the smaller integers), beside int64
+ * ones and doubles, which keep the target-side path; a window without the
+ * flag never takes the device's atomics.
  */
 #include "atomic_test.h"
 
@@ -379,7 +380,7 @@ TEST_F(path, single_rank_group_cpu_path)
 	expect_end(_metadata);
 }
 
-/* ---- other types on a same_op window keep the target-side path ----------- */
+/* ---- int32 on a same_op window takes the device too, doubles do not ----- */
 
 #define KX	10	/* rounds of the int32 and double accumulates */
 
@@ -472,16 +473,56 @@ static void mix_check(struct __test_metadata *_metadata, int with_int64)
 	expect_chain(_metadata, "int64 fetch_and_op", ops, NR * K, 0, (uint64_t)c64);
 }
 
-TEST_F_TIMEOUT(path, same_op_int32_and_double_stay_target_side, 60)
+TEST_F_TIMEOUT(path, same_op_int32_through_the_device_beside_double, 60)
 {
-	int with_int64 = 0, r;
+	int with_int64 = 0;
 	long grew;
 
 	shared_setup(_metadata);
 	grew = run_counted(_metadata, NR, mix_rank, &with_int64, 50);
 	mix_check(_metadata, 0);
-	EXPECT_EQ(0, grew) TH_LOG("nic_atomics grew by %ld with no 8-byte integer operation",
-				  grew);
+	/* each int32 fetch_and_op and each accumulate of int32[4] (two words): a loop */
+	EXPECT_LE((long)NR * (K + 2 * KX), grew);
+	expect_ep_atomics(_metadata, NR, K + 2 * KX);
+	expect_end(_metadata);
+}
+
+/* Doubles only, on a same_op window: the target's kernel computes them. */
+static int double_rank(struct rmawin_ep *ep, void *arg)
+{
+	uint64_t mem[2] = { 0 };
+	int me = rmawin_rank(ep), i;
+	double dv = 0.5 * (me + 1), got[KX];
+	struct rmawin_win *win;
+	long before;
+
+	(void)arg;
+	RMAWIN_TEST_TRY(1, rmawin_win_create(ep, mem, sizeof(mem), 8, RMAWIN_WIN_SAME_OP, &win));
+	before = ep_stat("nic_atomics");
+	RMAWIN_TEST_TRY(2, rmawin_barrier(ep));
+	RMAWIN_TEST_TRY(3, rmawin_lock(win, RMAWIN_LOCK_SHARED, 0));
+	for (i = 0; i < KX; i++) {
+		RMAWIN_TEST_TRY(4, rmawin_accumulate(win, &dv, 1, RMAWIN_DOUBLE, 0, 0,
+						     RMAWIN_SUM));
+		RMAWIN_TEST_TRY(5, rmawin_fetch_and_op(win, &dv, &got[i], RMAWIN_DOUBLE, 0, 1,
+						       RMAWIN_MAX));
+	}
+	RMAWIN_TEST_TRY(6, rmawin_unlock(win, 0));
+	return rank_end(ep, win, mem, sizeof(mem), before);
+}
+
+TEST_F_TIMEOUT(path, same_op_double_stays_target_side, 60)
+{
+	double d[2];
+	long grew;
+	int r;
+
+	shared_setup(_metadata);
+	grew = run_counted(_metadata, NR, double_rank, NULL, 50);
+	memcpy(d, sh->final, sizeof(d));
+	EXPECT_EQ(KX * 0.5 * NR * (NR + 1) / 2, d[0]);
+	EXPECT_EQ(0.5 * NR, d[1]);
+	EXPECT_EQ(0, grew) TH_LOG("nic_atomics grew by %ld with doubles only", grew);
 	for (r = 0; r < NR; r++) {
 		EXPECT_EQ(0, sh->ep_atomics[r]) TH_LOG("rank %d's endpoint: %ld NIC atomics", r,
 						       sh->ep_atomics[r]);

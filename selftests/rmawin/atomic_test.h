@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What atomic_test.c and atomic_ops_test.c share: the page the ranks report
- * in, the nic_atomics counters, same_op windows, and the check that
- * fetch-and-adds form a serial chain.
+ * What atomic_test.c, atomic_ops_test.c and atomic_order_test.c share: the
+ * page the ranks report in, the nic_atomics counters, same_op windows, and
+ * the check that fetch-and-adds form a serial chain.
  */
 #ifndef RMAWIN_ATOMIC_TEST_H
 #define RMAWIN_ATOMIC_TEST_H
@@ -30,6 +30,12 @@ struct shared {
 	long attempts[NR];	/* compare_and_swap calls each rank made */
 	uint64_t cas_old[NR];	/* what each rank's one compare_and_swap fetched */
 	int inside;		/* ranks inside the compare_and_swap mutex now */
+	/* atomic_order_test.c: */
+	long misordered[NR];	/* operations of each origin that saw a later one's effect */
+	uint64_t first_bad[NR][3];	/* the first: fetched, wanted, round << 16 | op index */
+	long between[NR];	/* another rank's operation landed between two of ours */
+	long raced[NR];		/* operations a racer made */
+	int stop;		/* the racers stop once it is set */
 };
 
 static struct shared *sh;
@@ -119,6 +125,28 @@ static inline void expect_end(struct __test_metadata *_metadata)
 	EXPECT_EQ(0, rmawin_stat("windows"));
 	EXPECT_EQ(0, rmawin_stat("reqs"));
 	munmap(sh, sizeof(*sh));
+}
+
+/*
+ * The end of a rank's run on @win, whose memory is @mem (@len bytes):
+ * its endpoint's nic_atomics growth since @before to the test, a barrier,
+ * rank 0's memory to the test, the window freed.  Return: 0, or the step
+ * that failed (100 and up).
+ */
+static inline int rank_end(struct rmawin_ep *ep, struct rmawin_win *win, const void *mem,
+			   size_t len, long before)
+{
+	int me = rmawin_rank(ep);
+
+	if (before != -2)
+		sh->ep_atomics[me] = delta(before, ep_stat("nic_atomics"));
+	RMAWIN_TEST_TRY(100, rmawin_barrier(ep));
+	if (me == 0) {
+		RMAWIN_TEST_TRY(101, rmawin_sync(win));
+		memcpy(sh->final, mem, len);
+	}
+	RMAWIN_TEST_TRY(102, rmawin_win_free(win));
+	return 0;
 }
 
 /* A window of @len bytes with RMAWIN_WIN_SAME_OP, at @mem or allocated; *@base is where. */

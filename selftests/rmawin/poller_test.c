@@ -19,71 +19,15 @@
 
 #include "rmawin_test.h"
 
-#define POLL_PREFIX	"rmawin_poll/"
 #define CGROUP_ROOT	"/sys/fs/cgroup"
 #define CGROUP_TEST	CGROUP_ROOT "/rmawin_poller_test"
-
-/* Poller threads now: their count, and the pid of the last one seen. */
-static int pollers(pid_t *pid)
-{
-	struct dirent *d;
-	char path[300], comm[64];
-	DIR *dir = opendir("/proc");
-	int n = 0;
-	FILE *f;
-
-	while (dir && (d = readdir(dir))) {
-		if (d->d_name[0] < '0' || d->d_name[0] > '9')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%s/comm", d->d_name);
-		f = fopen(path, "r");
-		if (!f)
-			continue;
-		if (fgets(comm, sizeof(comm), f) && !strncmp(comm, POLL_PREFIX, strlen(POLL_PREFIX))) {
-			n++;
-			if (pid)
-				*pid = atoi(d->d_name);
-		}
-		fclose(f);
-	}
-	if (dir)
-		closedir(dir);
-	return n;
-}
-
-/* Wait up to 5 s for the number of pollers to become @n. */
-static int pollers_become(int n)
-{
-	int i;
-
-	for (i = 0; i < 500 && pollers(NULL) != n; i++)
-		usleep(10000);
-	return pollers(NULL);
-}
 
 /* The pid of thread rmawin_poll/@id, or -1. */
 static pid_t poller_pid(int id)
 {
-	char want[64], path[300], comm[64];
-	struct dirent *d;
-	DIR *dir = opendir("/proc");
-	pid_t pid = -1;
-	FILE *f;
+	pid_t pid;
 
-	snprintf(want, sizeof(want), POLL_PREFIX "%d\n", id);
-	while (dir && pid < 0 && (d = readdir(dir))) {
-		if (d->d_name[0] < '0' || d->d_name[0] > '9')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%s/comm", d->d_name);
-		f = fopen(path, "r");
-		if (!f)
-			continue;
-		if (fgets(comm, sizeof(comm), f) && !strcmp(comm, want))
-			pid = atoi(d->d_name);
-		fclose(f);
-	}
-	if (dir)
-		closedir(dir);
+	rmawin_test_pollers(&pid, id);
 	return pid;
 }
 
@@ -198,12 +142,12 @@ TEST(endpoints_of_one_process_share_one_poller)
 	int ids[4];
 	long ns[4];
 
-	ASSERT_EQ(0, pollers(NULL));
+	ASSERT_EQ(0, rmawin_test_pollers(NULL, -1));
 	ASSERT_EQ(0, rmawin_test_open(0, 1, rmawin_test_ports(1), &a));
 	ASSERT_EQ(0, rmawin_test_open(0, 1, rmawin_test_ports(1), &b));
 	ASSERT_EQ(1, rmawin_ep_ring_active(a));
 	ASSERT_EQ(1, rmawin_ep_ring_active(b));
-	EXPECT_EQ(1, pollers(NULL));
+	EXPECT_EQ(1, rmawin_test_pollers(NULL, -1));
 	EXPECT_EQ(1, rmawin_stat("pollers"));
 	/* both rings work, through the one thread */
 	EXPECT_EQ(0, own_puts(a, 64));
@@ -217,10 +161,10 @@ TEST(endpoints_of_one_process_share_one_poller)
 	EXPECT_LT(0, ns[1]);
 	/* the thread stays for the other ring, and goes with the last */
 	EXPECT_EQ(0, rmawin_ep_close(a));
-	EXPECT_EQ(1, pollers(NULL));
+	EXPECT_EQ(1, rmawin_test_pollers(NULL, -1));
 	EXPECT_EQ(0, own_puts(b, 32));
 	EXPECT_EQ(0, rmawin_ep_close(b));
-	EXPECT_EQ(0, pollers_become(0));
+	EXPECT_EQ(0, rmawin_test_pollers_become(0));
 	rmawin_test_expect_no_leaks(_metadata);
 }
 
@@ -317,7 +261,7 @@ TEST(processes_of_one_user_and_cgroup_share_a_poller)
 	ASSERT_LT(0, c1);
 	id1 = child_id(c1, out1);
 	EXPECT_EQ(mine, id1);
-	EXPECT_EQ(1, pollers(NULL));
+	EXPECT_EQ(1, rmawin_test_pollers(NULL, -1));
 
 	/* another user: a thread of its own */
 	c2 = child_ep(rmawin_test_ports(1), 65534, NULL, &in2, &out2);
@@ -325,16 +269,16 @@ TEST(processes_of_one_user_and_cgroup_share_a_poller)
 	id2 = child_id(c2, out2);
 	EXPECT_LT(0, id2);
 	EXPECT_NE(mine, id2);
-	EXPECT_EQ(2, pollers(NULL));
+	EXPECT_EQ(2, rmawin_test_pollers(NULL, -1));
 	EXPECT_EQ(2, rmawin_stat("pollers"));
 
 	EXPECT_TRUE(child_end(c2, in2, out2));
-	EXPECT_EQ(1, pollers_become(1)) TH_LOG("the other user's poller outlived its ring");
+	EXPECT_EQ(1, rmawin_test_pollers_become(1)) TH_LOG("the other user's poller outlived its ring");
 	EXPECT_TRUE(child_end(c1, in1, out1));
-	EXPECT_EQ(1, pollers(NULL));
+	EXPECT_EQ(1, rmawin_test_pollers(NULL, -1));
 	EXPECT_EQ(0, own_puts(ep, 16));
 	EXPECT_EQ(0, rmawin_ep_close(ep));
-	EXPECT_EQ(0, pollers_become(0));
+	EXPECT_EQ(0, rmawin_test_pollers_become(0));
 	rmawin_test_expect_no_leaks(_metadata);
 }
 
@@ -373,15 +317,15 @@ TEST(another_cgroup_gets_its_own_poller_in_that_cgroup)
 	id = child_id(c, out);
 	EXPECT_LT(0, id);
 	EXPECT_NE(mine, id);
-	EXPECT_EQ(2, pollers(NULL));
+	EXPECT_EQ(2, rmawin_test_pollers(NULL, -1));
 	/* the new thread is charged where its process is */
 	EXPECT_STREQ("0::/rmawin_poller_test", cgroup_of(c, cg_child, sizeof(cg_child)));
 	EXPECT_STREQ(cg_child, cgroup_of(poller_pid(id), cg_poller, sizeof(cg_poller)));
 
 	EXPECT_TRUE(child_end(c, in, out));
-	EXPECT_EQ(1, pollers_become(1));
+	EXPECT_EQ(1, rmawin_test_pollers_become(1));
 	EXPECT_EQ(0, rmawin_ep_close(ep));
-	EXPECT_EQ(0, pollers_become(0));
+	EXPECT_EQ(0, rmawin_test_pollers_become(0));
 	EXPECT_EQ(0, rmdir(CGROUP_TEST));
 	rmawin_test_expect_no_leaks(_metadata);
 }
@@ -436,7 +380,7 @@ TEST(operations_go_by_ioctl_while_the_poller_yields_its_cpu)
 	EXPECT_EQ(0, rmawin_unlock_all(win));
 	EXPECT_EQ(0, rmawin_win_free(win));
 	EXPECT_EQ(0, rmawin_ep_close(ep));
-	EXPECT_EQ(0, pollers_become(0));
+	EXPECT_EQ(0, rmawin_test_pollers_become(0));
 	rmawin_test_expect_no_leaks(_metadata);
 }
 
@@ -478,7 +422,7 @@ TEST(doorbell_that_wakes_the_poller_clears_need_wakeup)
 	EXPECT_TRUE(*r.sq_flags & RMAWIN_SQ_NEED_WAKEUP);
 	munmap(r.m, r.s.mmap_len);
 	EXPECT_EQ(0, rmawin_ep_close(ep));
-	EXPECT_EQ(0, pollers_become(0));
+	EXPECT_EQ(0, rmawin_test_pollers_become(0));
 	rmawin_test_expect_no_leaks(_metadata);
 }
 

@@ -16,7 +16,6 @@
 
 #include "rmawin_test.h"
 
-#define POLL_PREFIX	"rmawin_poll/"
 
 /* A descriptor literal in `op` */
 #define OP(...) (op = (struct rmawin_op_desc){ __VA_ARGS__ }, &op)
@@ -114,44 +113,6 @@ static int raw_run(struct raw_ring *r, struct rmawin_op_desc *op, uint64_t user_
 	return cqe.res;
 }
 
-/* Poller threads now: their count, and the pid of the last one seen. */
-static int pollers(pid_t *pid)
-{
-	struct dirent *d;
-	char path[300], comm[64];
-	DIR *dir = opendir("/proc");
-	int n = 0;
-	FILE *f;
-
-	while (dir && (d = readdir(dir))) {
-		if (d->d_name[0] < '0' || d->d_name[0] > '9')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%s/comm", d->d_name);
-		f = fopen(path, "r");
-		if (!f)
-			continue;
-		if (fgets(comm, sizeof(comm), f) && !strncmp(comm, POLL_PREFIX, strlen(POLL_PREFIX))) {
-			n++;
-			if (pid)
-				*pid = atoi(d->d_name);
-		}
-		fclose(f);
-	}
-	if (dir)
-		closedir(dir);
-	return n;
-}
-
-/* Wait up to 5 s for the number of pollers to become @n. */
-static int pollers_become(int n)
-{
-	int i;
-
-	for (i = 0; i < 500 && pollers(NULL) != n; i++)
-		usleep(10000);
-	return pollers(NULL);
-}
-
 /* State letter and utime + stime (ticks) of a task. */
 static int task_stat(pid_t pid, char *state, unsigned long long *ticks)
 {
@@ -220,13 +181,13 @@ TEST(setup_validation)
 	s.mmap_offset = 0;
 	s.off.cqes = 1;
 	EXPECT_ERRNO(EINVAL, ioctl(fd, RMAWIN_IOC_RING_SETUP, &s));
-	EXPECT_EQ(0, pollers(NULL));
+	EXPECT_EQ(0, rmawin_test_pollers(NULL, -1));
 
 	ASSERT_EQ(0, raw_ring_open(&r, fd, 0, 0));
 	EXPECT_EQ(256, r.s.sq_entries);
 	EXPECT_EQ(512, r.s.cq_entries);
 	EXPECT_EQ(10000, r.s.idle_us);
-	EXPECT_EQ(1, pollers(NULL));
+	EXPECT_EQ(1, rmawin_test_pollers(NULL, -1));
 	EXPECT_ERRNO(EBUSY, ring_setup_raw(fd, &s, 0, 0));
 	EXPECT_ERRNO(EINVAL, ring_enter_raw(fd, 0x80));
 	EXPECT_EQ(0, ring_enter_raw(fd, RMAWIN_ENTER_WAKEUP));
@@ -239,7 +200,7 @@ TEST(setup_validation)
 	EXPECT_EQ(EINVAL, errno);
 	munmap(r.m, r.s.mmap_len);
 	EXPECT_EQ(0, rmawin_ep_close(ep));
-	EXPECT_EQ(0, pollers_become(0));
+	EXPECT_EQ(0, rmawin_test_pollers_become(0));
 	rmawin_test_expect_no_leaks(_metadata);
 }
 
@@ -384,7 +345,7 @@ TEST(poller_sleeps_when_idle_and_wakes_on_demand)
 	ASSERT_EQ(0, open_one(rmawin_test_ports(1), RMAWIN_EP_NO_RING, &ep));
 	ASSERT_EQ(0, rmawin_win_create(ep, mem, sizeof(mem), 8, 0, &win));
 	ASSERT_EQ(0, raw_ring_open(&r, rmawin_ep_fd(ep), 0, 1000));
-	ASSERT_EQ(1, pollers(&pid));
+	ASSERT_EQ(1, rmawin_test_pollers(&pid, -1));
 	/* 1 ms idle time, then asleep: flag set, state S, no CPU over 1 s */
 	usleep(200000);
 	EXPECT_TRUE(*r.sq_flags & RMAWIN_SQ_NEED_WAKEUP);
@@ -405,7 +366,7 @@ TEST(poller_sleeps_when_idle_and_wakes_on_demand)
 	ASSERT_EQ(0, rmawin_win_free(win));
 	munmap(r.m, r.s.mmap_len);
 	EXPECT_EQ(0, rmawin_ep_close(ep));
-	EXPECT_EQ(0, pollers_become(0)) TH_LOG("the poller outlived close()");
+	EXPECT_EQ(0, rmawin_test_pollers_become(0)) TH_LOG("the poller outlived close()");
 	rmawin_test_expect_no_leaks(_metadata);
 }
 
@@ -443,7 +404,7 @@ TEST(doorbell_submit_runs_entries_in_the_call)
 	/* one submission entry, so two completions fill the completion ring */
 	ASSERT_EQ(0, raw_ring_open(&r, rmawin_ep_fd(ep), 1, 1000));
 	EXPECT_EQ(2, r.s.cq_entries);
-	ASSERT_EQ(1, pollers(&pid));
+	ASSERT_EQ(1, rmawin_test_pollers(&pid, -1));
 	ASSERT_EQ(0, rmawin_lock_all(win));
 	for (i = 0; i < 100 && !(*r.sq_flags & RMAWIN_SQ_NEED_WAKEUP); i++)
 		usleep(10000);
@@ -495,7 +456,7 @@ TEST(doorbell_submit_runs_entries_in_the_call)
 	ASSERT_EQ(0, rmawin_win_free(win));
 	munmap(r.m, r.s.mmap_len);
 	EXPECT_EQ(0, rmawin_ep_close(ep));
-	EXPECT_EQ(0, pollers_become(0));
+	EXPECT_EQ(0, rmawin_test_pollers_become(0));
 	rmawin_test_expect_no_leaks(_metadata);
 }
 
@@ -519,10 +480,10 @@ TEST(poller_gone_after_sigkill_of_owner)
 		_exit(0);
 	}
 	ASSERT_EQ(1, read(pfd[0], &c, 1));
-	EXPECT_EQ(1, pollers(NULL));
+	EXPECT_EQ(1, rmawin_test_pollers(NULL, -1));
 	kill(child, SIGKILL);
 	ASSERT_EQ(child, waitpid(child, NULL, 0));
-	EXPECT_EQ(0, pollers_become(0)) TH_LOG("the poller outlived its SIGKILLed owner");
+	EXPECT_EQ(0, rmawin_test_pollers_become(0)) TH_LOG("the poller outlived its SIGKILLed owner");
 	rmawin_test_expect_no_leaks(_metadata);
 }
 
@@ -558,7 +519,7 @@ TEST(fork_child_does_not_inherit_the_ring)
 	EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 	EXPECT_EQ(1, rmawin_ep_ring_active(ep));
 	EXPECT_EQ(0, rmawin_ep_close(ep));
-	EXPECT_EQ(0, pollers_become(0));
+	EXPECT_EQ(0, rmawin_test_pollers_become(0));
 }
 
 #define TMP_IBDEV	"rmwring"
@@ -593,9 +554,9 @@ TEST(poller_gone_after_rdma_link_del)
 	EXPECT_EQ(0, rmawin_fetch_and_op(win, &one, &old, RMAWIN_UINT64, 0, 0, RMAWIN_SUM));
 	EXPECT_EQ(0, rmawin_flush_all(win));
 	EXPECT_EQ(1, mem);
-	EXPECT_EQ(1, pollers(NULL));
+	EXPECT_EQ(1, rmawin_test_pollers(NULL, -1));
 	ASSERT_EQ(0, sh("rdma link del " TMP_IBDEV));
-	EXPECT_EQ(0, pollers_become(0)) TH_LOG("the poller outlived its device");
+	EXPECT_EQ(0, rmawin_test_pollers_become(0)) TH_LOG("the poller outlived its device");
 	/* the library falls back to the ioctl, which says the device is gone */
 	EXPECT_EQ(-ENODEV, rmawin_fetch_and_op(win, &one, &old, RMAWIN_UINT64, 0, 0,
 					       RMAWIN_SUM));

@@ -138,6 +138,7 @@ static inline int rmawin_has_dev(int fd, const char *name)
 #include <time.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
+#include <dirent.h>
 #include <rmawin.h>
 
 /* The guest's address on its rxe device (tools/vm sets RMAWIN_VM_ADDRS). */
@@ -604,6 +605,51 @@ static inline const char *rmawin_test_tmpdev_why_not(void)
 	if (rmawin_test_sh("command -v rdma >/dev/null && command -v ip >/dev/null"))
 		return "the iproute2 tools ip and rdma are not installed";
 	return NULL;
+}
+
+/*
+ * The poller threads (rmawin_poll/<n>) now: their count.  *@pid, if not
+ * NULL, gets the pid of the last one seen, or with @id >= 0 that of
+ * rmawin_poll/@id (-1 if there is none).
+ */
+static inline int rmawin_test_pollers(pid_t *pid, int id)
+{
+	char path[300], comm[64], want[64];
+	struct dirent *d;
+	DIR *dir = opendir("/proc");
+	int n = 0;
+	FILE *f;
+
+	snprintf(want, sizeof(want), "rmawin_poll/%d\n", id);
+	if (pid)
+		*pid = -1;
+	while (dir && (d = readdir(dir))) {
+		if (d->d_name[0] < '0' || d->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/comm", d->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fgets(comm, sizeof(comm), f) && !strncmp(comm, "rmawin_poll/", 12)) {
+			n++;
+			if (pid && (id < 0 || !strcmp(comm, want)))
+				*pid = atoi(d->d_name);
+		}
+		fclose(f);
+	}
+	if (dir)
+		closedir(dir);
+	return n;
+}
+
+/* Wait up to 5 s for the number of poller threads to become @n; the number then. */
+static inline int rmawin_test_pollers_become(int n)
+{
+	int i;
+
+	for (i = 0; i < 500 && rmawin_test_pollers(NULL, -1) != n; i++)
+		usleep(10000);
+	return rmawin_test_pollers(NULL, -1);
 }
 
 /*

@@ -23,6 +23,11 @@
  *   onetoall  PSCW all-to-one; the target polls with test()
  *   notify    every rank sends notified puts to rank 0, which takes them
  *             through poll() and notify_wait: data, tags, sources, order
+ *   order_same_op  issue order on a RMAWIN_WIN_SAME_OP window (MPI's
+ *             accumulate_ordering): rank 0's get_accumulate REPLACEs to the
+ *             last rank, many in a row, while every other rank swaps 0 in:
+ *             each fetched 0 or the value of the one before it; then
+ *             REPLACE, SUM, NO_OP on another location: a chain
  * Exit status 0 when every case passed on this rank.
  */
 #include <errno.h>
@@ -446,6 +451,78 @@ static int case_notify(void)
 	return 0;
 }
 
+#define ORDER_OPS	32	/* rank 0's REPLACEs in a row */
+#define ORDER_ROUNDS	8
+
+/*
+ * Across a wire every round trip is still in flight when the call that
+ * started it returns, so two compare-and-swap loops of rank 0 in flight at
+ * once would interleave their tries: with a racer's 0 landing between, the
+ * later one's swap would land first, and the earlier one would fetch its
+ * value.  The module starts no atomic on a queue pair while such a loop
+ * is in flight there (atomic.c).
+ */
+static int case_order_same_op(void)
+{
+	uint64_t loc[2] = { 0, 5 }, v[ORDER_OPS], got[ORDER_OPS], prev = 0, zero = 0, one = 1;
+	uint64_t old, want, y, chain[3], at = 5;
+	int64_t stop = 0, bump;
+	int last = n - 1, r, i;
+	struct rmawin_win *win;
+
+	CHECK(rmawin_win_create(ep, loc, me == last ? sizeof(loc) : 0, 8, RMAWIN_WIN_SAME_OP,
+				&win));
+	CHECK(mon_reset());
+	CHECK(rmawin_lock_all(win));
+	if (me == 0) {
+		for (r = 0; r < ORDER_ROUNDS; r++) {
+			for (i = 0; i < ORDER_OPS; i++) {
+				v[i] = (uint64_t)(r + 1) << 32 | (uint64_t)(i + 1);
+				CHECK(rmawin_get_accumulate(win, &v[i], &got[i], 1, RMAWIN_UINT64,
+							    last, 0, RMAWIN_REPLACE));
+			}
+			CHECK(rmawin_flush(win, last));
+			for (i = 0; i < ORDER_OPS; i++) {
+				want = i ? v[i - 1] : prev;
+				EXPECT(!got[i] || got[i] == want,
+				       "REPLACE %d of round %d fetched %#llx, want %#llx (or 0)\n", i,
+				       r, (unsigned long long)got[i], (unsigned long long)want);
+			}
+			prev = v[ORDER_OPS - 1];
+			/* the loop's first try guesses 0 and fails: the add must wait */
+			y = (uint64_t)(r + 1) << 40;
+			CHECK(rmawin_fetch_and_op(win, &y, &chain[0], RMAWIN_UINT64, last, 1,
+						  RMAWIN_REPLACE));
+			CHECK(rmawin_fetch_and_op(win, &one, &chain[1], RMAWIN_UINT64, last, 1,
+						  RMAWIN_SUM));
+			CHECK(rmawin_fetch_and_op(win, &one, &chain[2], RMAWIN_UINT64, last, 1,
+						  RMAWIN_NO_OP));
+			CHECK(rmawin_flush(win, last));
+			EXPECT(chain[0] == at && chain[1] == y && chain[2] == y + 1,
+			       "REPLACE, SUM, NO_OP fetched %#llx %#llx %#llx, want %#llx %#llx %#llx\n",
+			       (unsigned long long)chain[0], (unsigned long long)chain[1],
+			       (unsigned long long)chain[2], (unsigned long long)at,
+			       (unsigned long long)y, (unsigned long long)(y + 1));
+			at = y + 1;
+		}
+		CHECK(mon_add(MON_STOP, 1, &bump));
+	} else {
+		while (!stop) {
+			CHECK(rmawin_fetch_and_op(win, &zero, &old, RMAWIN_UINT64, last, 0,
+						  RMAWIN_REPLACE));
+			CHECK(rmawin_flush(win, last));
+			CHECK(mon_read(MON_STOP, &stop));
+		}
+	}
+	CHECK(rmawin_unlock_all(win));
+	CHECK(rmawin_barrier(ep));
+	want = ((uint64_t)ORDER_ROUNDS << 40) + 1;
+	EXPECT(me != last || loc[1] == want, "location 1 is %#llx, want %#llx\n",
+	       (unsigned long long)loc[1], (unsigned long long)want);
+	CHECK(rmawin_win_free(win));
+	return 0;
+}
+
 static const struct {
 	const char *name;
 	int (*fn)(void);
@@ -462,6 +539,7 @@ static const struct {
 	{ "ring", case_ring, 2 },
 	{ "onetoall", case_onetoall, 2 },
 	{ "notify", case_notify, 2 },
+	{ "order_same_op", case_order_same_op, 2 },
 };
 
 int main(void)

@@ -117,6 +117,12 @@ enum rmawin_ioc_nr {
 #define RMAWIN_FEAT_THREADS	_BITULL(11)
 /* RMAWIN_RMA_QUIET: RMAWIN_IOC_RMA says when a flush would have nothing to wait for */
 #define RMAWIN_FEAT_RMA_QUIET	_BITULL(12)
+/*
+ * RMAWIN_WIN_SAME_OP: integer accumulates of every size (not only 8-byte
+ * ones) through the device's atomics; a same_op window's length is then a
+ * multiple of 8
+ */
+#define RMAWIN_FEAT_NIC_INT_ATOMICS	_BITULL(13)
 
 /**
  * enum rmawin_port_state - state of an RDMA port, as the kernel's ib_port_state
@@ -319,7 +325,8 @@ struct rmawin_barrier {
  * @flags: 0, or RMAWIN_WIN_ALLOCATE and RMAWIN_WIN_SAME_OP
  * @base: start of the window in the caller's memory (any alignment, 8
  *	bytes with RMAWIN_WIN_SAME_OP); must be 0 with RMAWIN_WIN_ALLOCATE
- * @length: bytes; 0 is legal (the rank exposes nothing)
+ * @length: bytes; 0 is legal (the rank exposes nothing); a multiple of 8
+ *	with RMAWIN_WIN_SAME_OP
  * @disp_unit: unit of target displacements into this window, >= 1
  * @win: out: the window's handle, the same on every rank
  * @mmap_offset: in: 0; out, with RMAWIN_WIN_ALLOCATE: the offset at which
@@ -334,8 +341,8 @@ struct rmawin_barrier {
  * once it has every member's.  A mapping of an allocated window outlives
  * the window safely: its pages are freed when the last user lets go.
  *
- * Return: 0; -EINVAL for flags, reserved, a zero @disp_unit, a @base not
- * 8-byte aligned with RMAWIN_WIN_SAME_OP; -EFAULT for
+ * Return: 0; -EINVAL for flags, reserved, a zero @disp_unit, a @base or a
+ * @length not a multiple of 8 with RMAWIN_WIN_SAME_OP; -EFAULT for
  * memory that is not mapped writable; -ENOMEM (or -EPERM) beyond
  * RLIMIT_MEMLOCK; -ENOTCONN before GROUP_JOIN; -ECONNRESET if a member
  * left; -ENODEV if the device went away.
@@ -355,13 +362,19 @@ struct rmawin_win_create {
 /*
  * A promise (MPI's accumulate_ops=same_op_no_op, which same_op implies):
  * concurrent accumulate-family operations on any one location of the
- * window all use the same op, or NO_OP.  Operations on 8-byte integers
- * (INT64, UINT64) then all go through the device's atomics, so that those
- * the device has (fetch-and-add for SUM and NO_OP, compare-and-swap) take
- * one round trip and no work at the target's CPU; the others are a
- * compare-and-swap loop from the origin.  The target offset of such an
- * operation must be a multiple of 8 (else -EINVAL).  Collective: give it
- * on every rank or on none.
+ * window all use the same op, or NO_OP.  Operations on integers of every
+ * size (INT8 to UINT64; FLOAT and DOUBLE stay with the target's CPU) then
+ * all go through the device's atomics, on the aligned 8-byte words their
+ * elements lie in, with no work at the target's CPU: 8-byte SUM, NO_OP
+ * and 8-byte compare_and_swap are one device atomic each (one round
+ * trip); the others are a compare-and-swap loop from the origin, which
+ * guesses first what its last atomic left in that word (one round trip
+ * when nobody else changed it).  The target offset of such an operation
+ * must be a multiple of its element size (else -EINVAL).  Kernels without
+ * RMAWIN_FEAT_NIC_INT_ATOMICS do this for INT64 and UINT64 only.  They take effect in
+ * the order they were issued, as on any window: one that takes several
+ * work requests (a loop, several elements) holds back the next to its
+ * target until it is over.  Collective: give it on every rank or on none.
  */
 #define RMAWIN_WIN_SAME_OP	0x2U
 

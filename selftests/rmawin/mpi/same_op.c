@@ -1,13 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * MPI's accumulate_ops info key: a window created (and one allocated) with
- * accumulate_ops=same_op_no_op gets the device's atomics.  Every rank adds
- * to one int64 counter on rank 0 with MPI_Fetch_and_op under a shared
- * lock_all, rank 0 included; the counter ends exact, each rank's fetched
- * values rise strictly, and the module's nic_atomics counter grew by at
- * least one per operation (the counters of every guest the job spans added
- * up).  The same on a window without the key, where
- * the counter must not grow (MT_REAL_MPI=1 leaves the counters out).
+ * MPI's accumulate_ops info key, whose default is same_op_no_op (MPI-3.1
+ * 11.2.1): a window created (and one allocated) with
+ * accumulate_ops=same_op_no_op, one with same_op and one with no info at
+ * all get the device's atomics.  Every rank adds to one int64 counter on
+ * rank 0 with MPI_Fetch_and_op under a shared lock_all, rank 0 included;
+ * the counter ends exact, each rank's fetched values rise strictly, and
+ * the module's nic_atomics counter grew by at least one per operation
+ * (the counters of every guest the job spans added up).  The same where
+ * the counter must not grow: a value the key does not define (where the
+ * real MPI takes it: Open MPI refuses the window), one rank's base not
+ * 8-byte aligned (the ranks agree on none), and
+ * RMAWIN_MPI_SAME_OP=0 (with the key or without).  On a window with the
+ * atomics an 8-byte integer accumulate at a target byte offset that is not
+ * a multiple of 8 is MPI_ERR_ARG (fetch_and_op, accumulate, and MINLOC on
+ * MPI_2INT, a compare-and-swap loop on 8 bytes); with
+ * RMAWIN_MPI_SAME_OP=0 the same calls work.  MT_REAL_MPI=1 leaves the
+ * counters and the refusals out: the real MPI takes those calls.
  */
 #include <stdint.h>
 #include "mpitest.h"
@@ -81,49 +90,145 @@ static long counted(MPI_Win win, int64_t *counter)
 	return sum;
 }
 
+/* @grew (counted()) on rank 0: at least one device atomic per operation, or none */
+static void expect_atomics(int counters, long grew, int want, const char *what)
+{
+	if (!counters || mt_rank != 0)
+		return;
+	if (want)
+		CHECK(grew >= (long)ITERS * mt_size, "%s: nic_atomics grew by %ld, want >= %d",
+		      what, grew, ITERS * mt_size);
+	else
+		CHECK(grew == 0, "%s: nic_atomics grew by %ld, want 0", what, grew);
+}
+
+/* counted() on a window made by MPI_Win_create over @base with @info */
+static void created(int counters, void *base, int64_t *counter, MPI_Info info, int want,
+		    const char *what)
+{
+	MPI_Win win;
+
+	memset(counter, 0, sizeof(*counter));
+	MPI_OK(MPI_Win_create(base, 64, 8, info, MPI_COMM_WORLD, &win));
+	mt_backend(win);
+	expect_atomics(counters, counted(win, counter), want, what);
+	MPI_OK(MPI_Win_free(&win));
+}
+
+/*
+ * 8-byte integers at target byte offsets 4 and 12 of rank 0's window (unit
+ * 1) from every rank: fetch_and_op SUM and accumulate SUM of 1, and MINLOC
+ * on an MPI_2INT at 20.  Each call's error class must be @want; when the
+ * calls work, rank 0's window holds the sums and the least rank.
+ */
+static void misaligned(int64_t *mem, int want)
+{
+	int64_t one = 1, got, at4, at12;
+	int pair[2] = { 10 - mt_rank, mt_rank }, *p;
+	unsigned char *bytes = (unsigned char *)mem;
+	MPI_Win win;
+
+	memset(mem, 0, 64);
+	p = (int *)(bytes + 20);
+	p[0] = 100, p[1] = -1;
+	MPI_OK(MPI_Win_create(mem, 64, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+	mt_backend(win);
+	MPI_OK(MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN));
+	MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+	MPI_OK(MPI_Win_lock_all(0, win));
+	CHECK(mt_class(MPI_Fetch_and_op(&one, &got, MPI_INT64_T, 0, 4, MPI_SUM, win)) == want,
+	      "fetch_and_op at byte 4: not class %d", want);
+	CHECK(mt_class(MPI_Accumulate(&one, 1, MPI_LONG, 0, 12, 1, MPI_LONG, MPI_SUM, win)) ==
+	      want, "accumulate at byte 12: not class %d", want);
+	CHECK(mt_class(MPI_Accumulate(pair, 1, MPI_2INT, 0, 20, 1, MPI_2INT, MPI_MINLOC, win)) ==
+	      want, "MINLOC at byte 20: not class %d", want);
+	MPI_OK(MPI_Win_unlock_all(win));
+	MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+	if (mt_rank == 0 && want == MPI_SUCCESS) {
+		memcpy(&at4, bytes + 4, 8);
+		memcpy(&at12, bytes + 12, 8);
+		CHECK(at4 == mt_size && at12 == mt_size, "sums %lld %lld, want %d",
+		      (long long)at4, (long long)at12, mt_size);
+		CHECK(p[0] == 10 - (mt_size - 1) && p[1] == mt_size - 1, "minloc (%d, %d)", p[0],
+		      p[1]);
+	}
+	MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+	MPI_OK(MPI_Win_free(&win));
+}
+
+/*
+ * A value of accumulate_ops that MPI does not define promises nothing:
+ * no atomics.  Open MPI 4.1 itself refuses the window (MPI_ERR_WIN from
+ * its own MPI_Win_create, which the library makes too); MPICH takes it.
+ */
+static void undefined_value(int counters, int64_t *mem, MPI_Info bogus)
+{
+	MPI_Win win;
+	int rc;
+
+	memset(mem, 0, 64);
+	MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+	rc = MPI_Win_create(mem, 64, 8, bogus, MPI_COMM_WORLD, &win);
+	MPI_OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
+	if (rc != MPI_SUCCESS) {
+		CHECK(mt_class(rc) == MPI_ERR_WIN, "accumulate_ops=sum_only: class %d",
+		      mt_class(rc));
+		return;
+	}
+	mt_backend(win);
+	expect_atomics(counters, counted(win, mem), 0, "accumulate_ops=sum_only");
+	MPI_OK(MPI_Win_free(&win));
+}
+
 int main(int argc, char **argv)
 {
-	static int64_t mem[8] __attribute__((aligned(8)));
+	/* room for a 64-byte window 4 bytes in */
+	static int64_t mem[16] __attribute__((aligned(8)));
 	const char *real = getenv("MT_REAL_MPI");
 	int counters = !(real && !strcmp(real, "1"));
+	unsigned char *skew;
+	MPI_Info info, same, bogus;
 	int64_t *abase;
-	MPI_Info info;
 	MPI_Win win;
 	long grew;
 
 	mt_init(&argc, &argv);
+	skew = (unsigned char *)mem + (mt_rank == 1 ? 4 : 0);
 	MPI_OK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL,
 				   &node_comm));
 	MPI_OK(MPI_Info_create(&info));
 	MPI_OK(MPI_Info_set(info, "accumulate_ops", "same_op_no_op"));
+	MPI_OK(MPI_Info_create(&same));
+	MPI_OK(MPI_Info_set(same, "accumulate_ops", "same_op"));
+	MPI_OK(MPI_Info_create(&bogus));
+	MPI_OK(MPI_Info_set(bogus, "accumulate_ops", "sum_only"));
 
-	MPI_OK(MPI_Win_create(mem, sizeof(mem), 8, info, MPI_COMM_WORLD, &win));
-	mt_backend(win);
-	grew = counted(win, mem);
-	/* the counter is the guest's: every rank of this job is in it */
-	if (counters && mt_rank == 0)
-		CHECK(grew >= (long)ITERS * mt_size, "nic_atomics grew by %ld, want >= %d",
-		      grew, ITERS * mt_size);
-	MPI_OK(MPI_Win_free(&win));
-
+	created(counters, mem, mem, info, 1, "same_op_no_op");
 	MPI_OK(MPI_Win_allocate(sizeof(int64_t), 8, info, MPI_COMM_WORLD, &abase, &win));
 	mt_backend(win);
 	*abase = 0;
 	MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
 	grew = counted(win, abase);
-	if (counters && mt_rank == 0)
-		CHECK(grew >= (long)ITERS * mt_size, "allocated: nic_atomics grew by %ld", grew);
+	expect_atomics(counters, grew, 1, "allocated, same_op_no_op");
 	MPI_OK(MPI_Win_free(&win));
+	created(counters, mem, mem, same, 1, "same_op");
+	/* no key: MPI's default, same_op_no_op */
+	created(counters, mem, mem, MPI_INFO_NULL, 1, "no info");
+	undefined_value(counters, mem, bogus);
+	/* rank 1's base is 4 bytes in: no rank uses the atomics (rank 0's counter is at 0) */
+	if (mt_size > 1)
+		created(counters, skew, mem, MPI_INFO_NULL, 0, "rank 1's base misaligned");
 
-	/* without the key: the target's kernel applies them, no device atomics */
-	memset(mem, 0, sizeof(mem));
-	MPI_OK(MPI_Win_create(mem, sizeof(mem), 8, MPI_INFO_NULL, MPI_COMM_WORLD, &win));
-	mt_backend(win);
-	grew = counted(win, mem);
-	if (counters && mt_rank == 0)
-		CHECK(grew == 0, "no key: nic_atomics grew by %ld", grew);
-	MPI_OK(MPI_Win_free(&win));
+	/* 8-byte integers at misaligned offsets: refused with the atomics, fine without */
+	misaligned(mem, counters ? MPI_ERR_ARG : MPI_SUCCESS);
+	setenv("RMAWIN_MPI_SAME_OP", "0", 1);
+	created(counters, mem, mem, MPI_INFO_NULL, 0, "RMAWIN_MPI_SAME_OP=0, no info");
+	created(counters, mem, mem, info, 0, "RMAWIN_MPI_SAME_OP=0, same_op_no_op");
+	misaligned(mem, MPI_SUCCESS);
+	unsetenv("RMAWIN_MPI_SAME_OP");
 
+	MPI_OK(MPI_Info_free(&bogus));
+	MPI_OK(MPI_Info_free(&same));
 	MPI_OK(MPI_Info_free(&info));
 	MPI_OK(MPI_Comm_free(&node_comm));
 	mt_done("same_op");

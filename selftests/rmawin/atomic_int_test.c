@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The device's atomics for integers smaller than 8 bytes on same_op
+ * windows (RMAWIN_FEAT_NIC_INT_ATOMICS): the elements of 1, 2 and 4 bytes
+ * are updated through compare-and-swap loops on the aligned 8-byte words
+ * they lie in, from four ranks at once, rank 0 on its own window too.
+ * Elements that share a word with other ranks' elements keep their own
+ * values (no rank's loop overwrites another's lanes); elements that all
+ * ranks update come out exact, and what their fetching operations fetched
+ * forms a serial chain; the module's nic_atomics counter grows.
+ */
+#include "atomic_test.h"
+
+/* Rank 0's window: 64 bytes, disp_unit 1 */
+#define W_LANES		0	/* int8[8]: rank r adds 1 to byte r, every rank to byte 7 */
+#define W_I8_FOP	8	/* int8 fetch_and_op SUM +1 from every rank; bytes 9-15 stay 0x5a */
+#define W_I16		16	/* uint16[4]: MAX of (rank + 1) * 100 + i, BOR of 1 << rank */
+#define W_I32		24	/* int32 counter by compare_and_swap, beside an int32 by SUM */
+#define W_SPAN		34	/* int16[5] at bytes 34-43, across two words: get_accumulate SUM */
+#define W_LEN		64
+
+#define KI	25	/* rounds per rank: 4 * 25 * 2 < 256 for the int8 counters */
+
+static int ints_rank(struct rmawin_ep *ep, void *arg)
+{
+	uint64_t mem[W_LEN / 8];
+	int me = rmawin_rank(ep), i, j;
+	int8_t one8 = 1, got8[KI];
+	uint16_t max16[2], bor16[2], old16[5];
+	int32_t one32 = 1, cur, want, prev;
+	int16_t add16[5];
+	struct rmawin_win *win;
+	long before;
+
+	(void)arg;
+	memset(mem, 0, sizeof(mem));
+	memset((char *)mem + W_I8_FOP + 1, 0x5a, 7);
+	for (j = 0; j < 5; j++)
+		add16[j] = (int16_t)(j + 1);
+	RMAWIN_TEST_TRY(1, rmawin_win_create(ep, mem, sizeof(mem), 1, RMAWIN_WIN_SAME_OP, &win));
+	before = ep_stat("nic_atomics");
+	RMAWIN_TEST_TRY(2, rmawin_barrier(ep));
+	RMAWIN_TEST_TRY(3, rmawin_lock(win, RMAWIN_LOCK_SHARED, 0));
+	for (i = 0; i < KI; i++) {
+		/* lanes of one word: our own byte, and the shared last one */
+		RMAWIN_TEST_TRY(4, rmawin_accumulate(win, &one8, 1, RMAWIN_INT8, 0,
+						     W_LANES + me, RMAWIN_SUM));
+		RMAWIN_TEST_TRY(5, rmawin_accumulate(win, &one8, 1, RMAWIN_INT8, 0, W_LANES + 7,
+						     RMAWIN_SUM));
+		RMAWIN_TEST_TRY(6, rmawin_fetch_and_op(win, &one8, &got8[i], RMAWIN_INT8, 0,
+						       W_I8_FOP, RMAWIN_SUM));
+		max16[0] = max16[1] = (uint16_t)((me + 1) * 100 + i);
+		RMAWIN_TEST_TRY(7, rmawin_accumulate(win, max16, 2, RMAWIN_UINT16, 0, W_I16,
+						     RMAWIN_MAX));
+		bor16[0] = bor16[1] = (uint16_t)(1 << me);
+		RMAWIN_TEST_TRY(8, rmawin_accumulate(win, bor16, 2, RMAWIN_UINT16, 0, W_I16 + 4,
+						     RMAWIN_BOR));
+		RMAWIN_TEST_TRY(9, rmawin_accumulate(win, &one32, 1, RMAWIN_INT32, 0, W_I32 + 4,
+						     RMAWIN_SUM));
+		RMAWIN_TEST_TRY(10, rmawin_get_accumulate(win, add16, old16, 5, RMAWIN_INT16, 0,
+							  W_SPAN, RMAWIN_SUM));
+		RMAWIN_TEST_TRY(11, rmawin_flush(win, 0));
+		/* the fetched previous values of the spanning elements: multiples of j + 1 */
+		for (j = 0; j < 5; j++)
+			if (old16[j] % (j + 1)) {
+				RMAWIN_TEST_MSG("int16 element %d fetched %u", j, old16[j]);
+				return 12;
+			}
+		/* an int32 counter incremented by compare_and_swap, retried until it takes */
+		RMAWIN_TEST_TRY(13, rmawin_fetch_and_op(win, &one32, &cur, RMAWIN_INT32, 0, W_I32,
+							RMAWIN_NO_OP));
+		RMAWIN_TEST_TRY(14, rmawin_flush(win, 0));
+		for (;;) {
+			want = cur + 1;
+			RMAWIN_TEST_TRY(15, rmawin_compare_and_swap(win, &want, &cur, &prev,
+								    RMAWIN_INT32, 0, W_I32));
+			RMAWIN_TEST_TRY(16, rmawin_flush(win, 0));
+			if (prev == cur)
+				break;
+			cur = prev;
+		}
+	}
+	RMAWIN_TEST_TRY(17, rmawin_unlock(win, 0));
+	for (i = 0; i < KI; i++)
+		sh->got[me * KI + i] = (uint8_t)got8[i];
+	return rank_end(ep, win, mem, sizeof(mem), before);
+}
+
+TEST_F_TIMEOUT(path, small_integers_through_the_device, 120)
+{
+	const unsigned char *w;
+	struct fetched ops[NR * KI];
+	uint16_t u16[4];
+	int32_t i32[2];
+	int16_t s16[5];
+	long grew;
+	int r, i, j;
+
+	shared_setup(_metadata);
+	grew = run_counted(_metadata, NR, ints_rank, NULL, 100);
+	w = (const unsigned char *)sh->final;
+	for (r = 0; r < NR; r++)
+		EXPECT_EQ(KI, w[W_LANES + r]) TH_LOG("rank %d's own byte", r);
+	for (j = NR; j < 7; j++)
+		EXPECT_EQ(0, w[W_LANES + j]) TH_LOG("byte %d, which nobody updates", j);
+	EXPECT_EQ(NR * KI, w[W_LANES + 7]);
+	EXPECT_EQ(NR * KI, w[W_I8_FOP]);
+	for (j = 1; j < 8; j++)
+		EXPECT_EQ(0x5a, w[W_I8_FOP + j]) TH_LOG("byte %d beside the int8 counter", j);
+	for (i = 0; i < NR * KI; i++)
+		ops[i] = (struct fetched){ .got = sh->got[i], .add = 1 };
+	expect_chain(_metadata, "int8 fetch_and_op", ops, NR * KI, 0, w[W_I8_FOP]);
+	memcpy(u16, w + W_I16, sizeof(u16));
+	EXPECT_EQ(NR * 100 + KI - 1, u16[0]);
+	EXPECT_EQ(NR * 100 + KI - 1, u16[1]);
+	EXPECT_EQ((1 << NR) - 1, u16[2]);
+	EXPECT_EQ((1 << NR) - 1, u16[3]);
+	memcpy(i32, w + W_I32, sizeof(i32));
+	EXPECT_EQ(NR * KI, i32[0]) TH_LOG("int32 counter by compare_and_swap");
+	EXPECT_EQ(NR * KI, i32[1]) TH_LOG("int32 counter by SUM");
+	memcpy(s16, w + W_SPAN, sizeof(s16));
+	for (j = 0; j < 5; j++)
+		EXPECT_EQ(NR * KI * (j + 1), s16[j]) TH_LOG("int16 element %d across the words", j);
+	EXPECT_EQ(0, w[W_SPAN - 1]);
+	EXPECT_EQ(0, w[W_SPAN + 10]);
+	/* every operation above took at least one device atomic */
+	EXPECT_LE((long)NR * KI * 9, grew);
+	expect_ep_atomics(_metadata, NR, KI * 9);
+	expect_end(_metadata);
+}
+
+/* A uint8 REPLACE from every rank: what was fetched and what is left are what was written. */
+static int replace8_rank(struct rmawin_ep *ep, void *arg)
+{
+	uint64_t mem[1] = { 0 };
+	int me = rmawin_rank(ep), i;
+	struct rmawin_win *win;
+	uint8_t v[KI], got[KI];
+
+	(void)arg;
+	RMAWIN_TEST_TRY(1, rmawin_win_create(ep, mem, sizeof(mem), 1, RMAWIN_WIN_SAME_OP, &win));
+	RMAWIN_TEST_TRY(2, rmawin_barrier(ep));
+	RMAWIN_TEST_TRY(3, rmawin_lock(win, RMAWIN_LOCK_SHARED, 0));
+	for (i = 0; i < KI; i++) {
+		v[i] = (uint8_t)(1 + me * KI + i);
+		RMAWIN_TEST_TRY(4, rmawin_fetch_and_op(win, &v[i], &got[i], RMAWIN_UINT8, 0, 3,
+						       RMAWIN_REPLACE));
+	}
+	RMAWIN_TEST_TRY(5, rmawin_unlock(win, 0));
+	for (i = 0; i < KI; i++)
+		sh->got[me * KI + i] = got[i];
+	/* -2: no count of this rank's device atomics */
+	return rank_end(ep, win, mem, sizeof(mem), -2);
+}
+
+TEST_F_TIMEOUT(path, uint8_replace_is_a_permutation, 60)
+{
+	int seen[NR * KI + 1] = { 0 }, i, bad, first = 0;
+	const unsigned char *w;
+	unsigned int v;
+
+	shared_setup(_metadata);
+	run_counted(_metadata, NR, replace8_rank, NULL, 50);
+	w = (const unsigned char *)sh->final;
+	/* the fetched values and the final one are 0 and every value written, once each */
+	for (i = 0; i <= NR * KI; i++) {
+		v = i < NR * KI ? sh->got[i] : w[3];
+		ASSERT_GE(NR * KI, v);
+		if (v <= NR * KI)
+			seen[v]++;
+	}
+	for (i = 0, bad = 0; i <= NR * KI; i++) {
+		if (seen[i] != 1 && !bad++)
+			first = i;
+	}
+	EXPECT_EQ(0, bad) TH_LOG("%d values not seen exactly once, the first %d (%d times)", bad,
+				 first, seen[first]);
+	for (i = 0; i < 8; i++) {
+		if (i != 3)
+			EXPECT_EQ(0, w[i]) TH_LOG("byte %d beside the replaced one", i);
+	}
+	expect_end(_metadata);
+}
+
+TEST_HARNESS_MAIN
