@@ -294,16 +294,35 @@ static int rmawin_win_send_desc(struct rmawin_win *win, int status)
 	return ret;
 }
 
-static bool rmawin_descs_done(struct rmawin_group *grp, struct rmawin_win_table *tbl)
+/*
+ * A peer that failed before its descriptor was all in, or NULL.  Only such
+ * a peer fails the creation: one that sent its descriptor and then left
+ * (it finished creating the window and closed its endpoint) takes nothing
+ * from us, and the others' descriptors may still be on their way.
+ */
+static struct rmawin_peer *rmawin_descs_lost(struct rmawin_group *grp,
+					     struct rmawin_win_table *tbl)
 {
-	return READ_ONCE(tbl->complete) == grp->nranks - 1 || READ_ONCE(grp->error) ||
-	       READ_ONCE(grp->ep->dev->dead);
+	u32 i;
+
+	for (i = 0; i < grp->nranks; i++)
+		if (i != grp->rank && !READ_ONCE(tbl->remote[i].done) &&
+		    READ_ONCE(grp->peers[i].state) == RMAWIN_PEER_FAILED)
+			return &grp->peers[i];
+	return NULL;
 }
 
-/* Wait for every peer's descriptor; a peer that failed fails us too. */
+static bool rmawin_descs_done(struct rmawin_group *grp, struct rmawin_win_table *tbl)
+{
+	return READ_ONCE(tbl->complete) == grp->nranks - 1 || READ_ONCE(grp->ep->dev->dead) ||
+	       rmawin_descs_lost(grp, tbl);
+}
+
+/* Wait for every peer's descriptor; a peer that failed without sending it fails us. */
 static int rmawin_win_wait_descs(struct rmawin_win *win)
 {
 	struct rmawin_group *grp = win->ep->group;
+	struct rmawin_peer *lost;
 	u32 i;
 
 	/* the window is not @ready: no other thread reaches it meanwhile */
@@ -311,8 +330,10 @@ static int rmawin_win_wait_descs(struct rmawin_win *win)
 		return -EINTR;
 	if (READ_ONCE(grp->ep->dev->dead))
 		return -ENODEV;
-	if (win->tbl->complete != grp->nranks - 1)
-		return READ_ONCE(grp->error) ?: -ECONNRESET;
+	if (READ_ONCE(win->tbl->complete) != grp->nranks - 1) {
+		lost = rmawin_descs_lost(grp, win->tbl);
+		return (lost ? READ_ONCE(lost->error) : 0) ?: -ECONNRESET;
+	}
 	for (i = 0; i < grp->nranks; i++)
 		if (i != grp->rank && !win->tbl->remote[i].disp_unit)
 			return -EREMOTEIO;
@@ -332,8 +353,9 @@ static int rmawin_win_wait_descs(struct rmawin_win *win)
  * Context: in a collective call (rmawin_coll_lock()); waits killably for
  * the peers, without the endpoint's lock.
  * Return: @status if it is an error; else 0, -ENOMEM, the error of
- * sending, -EINTR, -ENODEV, the group's error, or -EREMOTEIO if a peer's
- * creation failed.
+ * sending, -EINTR, -ENODEV, the error of a peer that failed before its
+ * descriptor was in (-ECONNRESET), or -EREMOTEIO if a peer's creation
+ * failed.
  */
 int rmawin_win_exchange_descs(struct rmawin_win *win, int status)
 {

@@ -424,7 +424,8 @@ void rmawin__ring_drain(struct rmawin_ep *ep)
  *
  * Return: how many of @ops (from the first) were run, by the poller or,
  * if it died meanwhile, by ioctl; the caller runs the rest by ioctl.  0
- * if the ring cannot take them, or should not (rmawin__ring_bypass()).
+ * if the ring cannot take them, or should not: one operation while the
+ * poller yields (rmawin__ring_bypass()); several are run here even then.
  */
 unsigned int rmawin__ring_run(struct rmawin_ep *ep, struct rmawin_op_desc *ops, unsigned int n,
 			      int *res)
@@ -433,7 +434,7 @@ unsigned int rmawin__ring_run(struct rmawin_ep *ep, struct rmawin_op_desc *ops, 
 	unsigned int done = 0, k, chunk;
 
 	*res = 0;
-	if (!rmawin_ring_usable(r) || rmawin__ring_bypass(ep))
+	if (!rmawin_ring_usable(r) || (n == 1 && rmawin__ring_bypass(ep)))
 		return 0;
 	rmawin_ring_lock(r);
 	while (done < n) {

@@ -101,7 +101,11 @@ static int rmawin_submit_ioctl(struct rmawin_ep *ep, struct rmawin_op_desc *ops,
  *
  * Through the ring if it can take every one of them, else (and for what a
  * ring that died left) as RMAWIN_IOC_RMA batches of up to
- * RMAWIN_RMA_MAX_OPS, each checked whole before any of it is issued.
+ * RMAWIN_RMA_MAX_OPS, each checked whole before any of it is issued.  A
+ * single operation goes by ioctl while the poller yields its CPU
+ * (rmawin__ring_bypass()); several stay on the ring even then, so that a
+ * batch's errors do not depend on the poller's mood: one doorbell runs
+ * them all.
  *
  * Return: 0, or the first error; after an ioctl batch that failed, the
  * rest are not issued.
@@ -113,7 +117,7 @@ int rmawin__submit(struct rmawin_ep *ep, struct rmawin_op_desc *ops, unsigned in
 	unsigned int done = 0, i;
 	int res = 0, bypass = 0;
 
-	if (ep->ring)
+	if (ep->ring && n == 1)
 		bypass = rmawin__ring_bypass(ep);
 	if (ep->ring && !bypass) {
 		for (i = 0; i < n && rmawin_ring_takes(&ops[i]); i++)

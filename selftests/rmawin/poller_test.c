@@ -139,7 +139,7 @@ static int own_puts(struct rmawin_ep *ep, int n)
 TEST(endpoints_of_one_process_share_one_poller)
 {
 	struct rmawin_ep *a, *b;
-	int ids[4];
+	int ids[4], i;
 	long ns[4];
 
 	ASSERT_EQ(0, rmawin_test_pollers(NULL, -1));
@@ -149,10 +149,16 @@ TEST(endpoints_of_one_process_share_one_poller)
 	ASSERT_EQ(1, rmawin_ep_ring_active(b));
 	EXPECT_EQ(1, rmawin_test_pollers(NULL, -1));
 	EXPECT_EQ(1, rmawin_stat("pollers"));
-	/* both rings work, through the one thread */
-	EXPECT_EQ(0, own_puts(a, 64));
-	EXPECT_EQ(0, own_puts(b, 64));
-	ASSERT_EQ(2, ep_pollers(getpid(), ids, ns, 4));
+	/*
+	 * Both rings work, through the one thread.  A poller that yields its
+	 * CPU (another task wanted it) leaves single puts to the ioctl: again
+	 * until the thread has run each ring's entries at least once.
+	 */
+	for (i = 0; i < 20 && (!i || !ns[0] || !ns[1]); i++) {
+		EXPECT_EQ(0, own_puts(a, 64));
+		EXPECT_EQ(0, own_puts(b, 64));
+		ASSERT_EQ(2, ep_pollers(getpid(), ids, ns, 4));
+	}
 	EXPECT_LT(0, ids[0]);
 	EXPECT_EQ(ids[0], ids[1]);
 	EXPECT_LT(0, poller_pid(ids[0]));

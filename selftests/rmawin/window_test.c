@@ -221,8 +221,10 @@ static int info_rank(int rank, int n, void *arg)
 	c.base = (uintptr_t)mem;
 	c.length = rank == 1 ? 0 : 1000 * (rank + 1) + rank;
 	c.disp_unit = rank + 1;
-	if (ioctl(fd, RMAWIN_IOC_WIN_CREATE, &c))
+	if (ioctl(fd, RMAWIN_IOC_WIN_CREATE, &c)) {
+		RMAWIN_TEST_MSG("WIN_CREATE: %s", strerror(errno));
 		return 2;
+	}
 	w.win = c.win;
 	memset(r, 0xff, sizeof(r));
 	if (ioctl(fd, RMAWIN_IOC_WIN_INFO, &w)) {
@@ -275,6 +277,57 @@ TEST(win_info_every_rank_and_field)
 	int port = rmawin_test_ports(3);
 
 	EXPECT_EQ(3, rmawin_test_run_ranks_for(_metadata, 3, info_rank, &port, 60));
+	rmawin_test_expect_no_leaks(_metadata);
+}
+
+/*
+ * Ranks that close their endpoints as soon as their window exists, without
+ * a barrier, while a busy child takes a CPU: a rank that sent its
+ * descriptor and left must not fail the creation of the others, which may
+ * still wait for a third rank's descriptor.  (Any peer's departure failed
+ * every creation still waiting, with ECONNRESET, until the wait looked at
+ * the peers whose descriptors were missing only.)
+ */
+#define LEAVE_RANKS	4
+#define LEAVE_ROUNDS	8
+
+static int leave_rank(int rank, int n, void *arg)
+{
+	static uint64_t mem[64];
+	struct rmawin_win *win;
+	struct rmawin_ep *ep;
+	int r, ret;
+
+	for (r = 0; r < LEAVE_ROUNDS; r++) {
+		RMAWIN_TEST_TRY(1, rmawin_test_open(rank, n, *(int *)arg + r * n, &ep));
+		ret = rmawin_win_create(ep, mem, sizeof(mem), 8, 0, &win);
+		if (ret) {
+			RMAWIN_TEST_MSG("round %d: rmawin_win_create: %s", r, strerror(-ret));
+			return 2;
+		}
+		RMAWIN_TEST_TRY(3, rmawin_ep_close(ep));
+	}
+	return 0;
+}
+
+/* once: window creation is the same on both paths */
+FIXTURE(leave) {};
+FIXTURE_SETUP(leave) {}
+FIXTURE_TEARDOWN(leave) {}
+
+TEST_F_TIMEOUT(leave, a_rank_that_leaves_after_creating_fails_nobody, 120)
+{
+	int port = rmawin_test_ports(LEAVE_RANKS * LEAVE_ROUNDS);
+	pid_t hog = fork();
+
+	ASSERT_LE(0, hog);
+	if (!hog)
+		for (;;)
+			;
+	EXPECT_EQ(LEAVE_RANKS, rmawin_test_run_ranks_for(_metadata, LEAVE_RANKS, leave_rank,
+							 &port, 100));
+	kill(hog, SIGKILL);
+	waitpid(hog, NULL, 0);
 	rmawin_test_expect_no_leaks(_metadata);
 }
 
