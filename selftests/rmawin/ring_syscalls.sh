@@ -7,7 +7,8 @@
 # CPU away, RMAWIN_SQ_YIELDED), and at most 20 in all (issue 13's target).  Then both ranks issue at
 # once: the data must land, and each rank's count is reported.  The
 # poller's sleeps during each run (debugfs: poll_sleeps_idle, _shared)
-# are printed, for the reader of a count.
+# are printed, for the reader of a count; a one-rank run during which the
+# poller gave its CPU away is run again (three runs at most).
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 
@@ -61,27 +62,43 @@ rmas() {
 }
 
 failed=0
-read -r i0 s0 < <(sleeps)
-run_traced one
-rc=$?
-read -r i1 s1 < <(sleeps)
-sed 's/^/# /' "$tmp/one.out"
-if ((rc == 0)); then
+# The count is the poller's when it has a CPU.  A run during which it gave
+# its CPU away (the guest's other tasks wanted it: its puts then go by
+# ioctl, RMAWIN_SQ_YIELDED) is reported and run again, up to three times;
+# a run over the limit without such a sleep fails at once.
+landed=1 counted=0
+for attempt in 1 2 3; do
+	read -r i0 s0 < <(sleeps)
+	run_traced one
+	rc=$?
+	read -r i1 s1 < <(sleeps)
+	sed 's/^/# /' "$tmp/one.out"
+	((rc == 0)) || { landed=0; echo "# attempt $attempt: ring_check failed (exit $rc)"; }
+	pid=$(awk '/PR_SET_NAME, "rmw-begin"/ { print $1; exit }' "$tmp/one.trace")
+	calls one "$pid" >"$tmp/between"
+	total=$(wc -l <"$tmp/between")
+	rung=$(doorbells <"$tmp/between")
+	rma=$(rmas <"$tmp/between")
+	said=$(sed -n 's/.*rank 0: .* a flush, \([0-9]*\) doorbells$/\1/p' "$tmp/one.out")
+	echo "# attempt $attempt: rank 0 (pid ${pid:-?}), its peer idle: $total system calls between the markers, $rung of them doorbells (the library counted ${said:-?}), $rma RMAWIN_IOC_RMA"
+	echo "# attempt $attempt: the poller slept $((i1 - i0)) times idle and $((s1 - s0)) times for want of a CPU of its own during the run"
+	grep -v '0xd7, 0x91\|0xd7, 0x86' "$tmp/between" | head -5 | sed 's/^/# other: /'
+	if [[ -n $pid && $total == "$((rung + rma))" && $rung == "$said" ]] && ((total <= max)); then
+		counted=1
+		break
+	fi
+	# only a poller that gave its CPU away explains more
+	if ! [[ -n $pid && $total == "$((rung + rma))" && $rung == "$said" ]] || ((s1 == s0)); then
+		break
+	fi
+done
+if ((landed)); then
 	echo "ok 1 ring: 10 000 puts and a flush through the ring land at the target"
 else
-	echo "not ok 1 ring: ring_check failed (exit $rc)"
+	echo "not ok 1 ring: ring_check failed"
 	failed=1
 fi
-pid=$(awk '/PR_SET_NAME, "rmw-begin"/ { print $1; exit }' "$tmp/one.trace")
-calls one "$pid" >"$tmp/between"
-total=$(wc -l <"$tmp/between")
-rung=$(doorbells <"$tmp/between")
-rma=$(rmas <"$tmp/between")
-said=$(sed -n 's/.*rank 0: .* a flush, \([0-9]*\) doorbells$/\1/p' "$tmp/one.out")
-echo "# rank 0 (pid ${pid:-?}), its peer idle: $total system calls between the markers, $rung of them doorbells (the library counted ${said:-?}), $rma RMAWIN_IOC_RMA"
-echo "# the poller slept $((i1 - i0)) times idle and $((s1 - s0)) times for want of a CPU of its own during the run"
-grep -v '0xd7, 0x91\|0xd7, 0x86' "$tmp/between" | head -5 | sed 's/^/# other: /'
-if [[ -n $pid && $total == "$((rung + rma))" && $rung == "$said" ]] && ((total <= max)); then
+if ((counted)); then
 	echo "ok 2 ring: 10 000 puts and a flush from one rank: $total system calls (at most $max), doorbells ($rung, as many as the library counted) and RMAWIN_IOC_RMA ($rma) only"
 else
 	echo "not ok 2 ring: $total system calls, $rung doorbells, $rma RMAWIN_IOC_RMA, ${said:-?} doorbells counted by the library: want at most $max, these two ioctls only, the library's count"
