@@ -235,21 +235,16 @@ if want atomics; then
 	rmawin_both 2 -b fop_lat_same_op,cas_lat_same_op
 fi
 
-if want put_bw; then
-	say "put bandwidth: ib_write_bw, then rmawin put_bw"
+# bandwidth: put beside ib_write_bw, get beside ib_read_bw
+for bw in put:write get:read; do
+	op=${bw%:*} verb=${bw#*:}
+	want "${op}_bw" || continue
+	say "$op bandwidth: ib_${verb}_bw, then rmawin ${op}_bw"
 	for s in "${SIZES[@]}"; do
-		perftest_bw ib_write_bw ib_write_bw "$s" "$(bw_ops "$s")" "$BW_REPS" 4 1 MiB/s
+		perftest_bw "ib_${verb}_bw" "ib_${verb}_bw" "$s" "$(bw_ops "$s")" "$BW_REPS" 4 1 MiB/s
 	done
-	rmawin_both 2 -b put_bw
-fi
-
-if want get_bw; then
-	say "get bandwidth: ib_read_bw, then rmawin get_bw"
-	for s in "${SIZES[@]}"; do
-		perftest_bw ib_read_bw ib_read_bw "$s" "$(bw_ops "$s")" "$BW_REPS" 4 1 MiB/s
-	done
-	rmawin_both 2 -b get_bw
-fi
+	rmawin_both 2 -b "${op}_bw"
+done
 
 if want rate; then
 	say "message rate: ib_write_bw -s 8, then rmawin put_rate and put_rate_batch"
