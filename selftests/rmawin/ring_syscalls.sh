@@ -8,7 +8,7 @@
 # once: the data must land, and each rank's count is reported.  The
 # poller's sleeps during each run (debugfs: poll_sleeps_idle, _shared)
 # are printed, for the reader of a count; a one-rank run during which the
-# poller gave its CPU away is run again (three runs at most).
+# poller gave its CPU away is run again (five runs at most).
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 
@@ -64,10 +64,10 @@ rmas() {
 failed=0
 # The count is the poller's when it has a CPU.  A run during which it gave
 # its CPU away (the guest's other tasks wanted it: its puts then go by
-# ioctl, RMAWIN_SQ_YIELDED) is reported and run again, up to three times;
+# ioctl, RMAWIN_SQ_YIELDED) is reported and run again, up to five times;
 # a run over the limit without such a sleep fails at once.
 landed=1 counted=0
-for attempt in 1 2 3; do
+for attempt in 1 2 3 4 5; do
 	read -r i0 s0 < <(sleeps)
 	run_traced one
 	rc=$?
