@@ -422,10 +422,14 @@ void rmawin__ring_drain(struct rmawin_ep *ep)
  * A ring's worth at a time, after what was queued before them, with a
  * doorbell that runs them in this system call if the poller sleeps.
  *
+ * The caller has decided that the ring should take them: a single
+ * operation goes by ioctl instead while the poller yields
+ * (rmawin__ring_bypass()), which the caller asks once; several are run
+ * here even then.
+ *
  * Return: how many of @ops (from the first) were run, by the poller or,
  * if it died meanwhile, by ioctl; the caller runs the rest by ioctl.  0
- * if the ring cannot take them, or should not: one operation while the
- * poller yields (rmawin__ring_bypass()); several are run here even then.
+ * if the ring cannot take them.
  */
 unsigned int rmawin__ring_run(struct rmawin_ep *ep, struct rmawin_op_desc *ops, unsigned int n,
 			      int *res)
@@ -434,7 +438,7 @@ unsigned int rmawin__ring_run(struct rmawin_ep *ep, struct rmawin_op_desc *ops, 
 	unsigned int done = 0, k, chunk;
 
 	*res = 0;
-	if (!rmawin_ring_usable(r) || (n == 1 && rmawin__ring_bypass(ep)))
+	if (!rmawin_ring_usable(r))
 		return 0;
 	rmawin_ring_lock(r);
 	while (done < n) {

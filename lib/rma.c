@@ -92,6 +92,29 @@ static int rmawin_submit_ioctl(struct rmawin_ep *ep, struct rmawin_op_desc *ops,
 	return ret;
 }
 
+/* rmawin__submit(), @bypass already asked for a lone operation */
+static int rmawin_submit_as(struct rmawin_ep *ep, struct rmawin_op_desc *ops, unsigned int n,
+			    struct rmawin_win *win, int bypass)
+{
+	uint64_t ticket = rmawin__issue_begin(ep);
+	unsigned int done = 0, i;
+	int res = 0;
+
+	if (ep->ring && !bypass) {
+		for (i = 0; i < n && rmawin_ring_takes(&ops[i]); i++)
+			;
+		if (i == n)
+			done = rmawin__ring_run(ep, ops, n, &res);
+		/* the kernel sees what was queued before these */
+		if (done < n)
+			rmawin__ring_drain(ep);
+	}
+	if (done < n && !res)
+		res = rmawin_submit_ioctl(ep, ops + done, n - done, win, bypass);
+	rmawin__issue_end(ep, ticket, res > 0 ? win : NULL);
+	return res > 0 ? 0 : res;
+}
+
 /**
  * rmawin__submit() - issue operations, in order
  * @ep: the endpoint
@@ -113,25 +136,7 @@ static int rmawin_submit_ioctl(struct rmawin_ep *ep, struct rmawin_op_desc *ops,
 int rmawin__submit(struct rmawin_ep *ep, struct rmawin_op_desc *ops, unsigned int n,
 		   struct rmawin_win *win)
 {
-	uint64_t ticket = rmawin__issue_begin(ep);
-	unsigned int done = 0, i;
-	int res = 0, bypass = 0;
-
-	if (ep->ring && n == 1)
-		bypass = rmawin__ring_bypass(ep);
-	if (ep->ring && !bypass) {
-		for (i = 0; i < n && rmawin_ring_takes(&ops[i]); i++)
-			;
-		if (i == n)
-			done = rmawin__ring_run(ep, ops, n, &res);
-		/* the kernel sees what was queued before these */
-		if (done < n)
-			rmawin__ring_drain(ep);
-	}
-	if (done < n && !res)
-		res = rmawin_submit_ioctl(ep, ops + done, n - done, win, bypass);
-	rmawin__issue_end(ep, ticket, res > 0 ? win : NULL);
-	return res > 0 ? 0 : res;
+	return rmawin_submit_as(ep, ops, n, win, ep->ring && n == 1 && rmawin__ring_bypass(ep));
 }
 
 /* The descriptor of a put or get; -EINVAL for arguments no rank could take. */
@@ -171,7 +176,7 @@ static int rmawin_queue_one(struct rmawin_win *win, struct rmawin_op_desc *op)
 			 * By ioctl, as if queued: the kernel's verdict waits for
 			 * the window's next synchronization, as the ring's would.
 			 */
-			ret = rmawin__submit(win->ep, op, 1, win);
+			ret = rmawin_submit_as(win->ep, op, 1, win, 1);
 			if (ret)
 				rmawin__win_error(win->ep, win->id, ret);
 			return 0;

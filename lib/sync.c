@@ -175,7 +175,8 @@ static int rmawin_flush_target(struct rmawin_win *win, uint32_t target)
 
 	if (win && rmawin__win_quiet(win) && rmawin__flush_allowed(win, target))
 		return rmawin__win_result(win, 0);
-	if (win && win->ep->ring) {
+	/* by ioctl while the poller yields, as a lone operation goes */
+	if (win && win->ep->ring && !rmawin__ring_bypass(win->ep)) {
 		memset(&op, 0, sizeof(op));
 		op.opcode = RMAWIN_OP_FLUSH;
 		op.win = win->id;
