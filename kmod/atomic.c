@@ -12,8 +12,8 @@
  * the device cannot compute, stay with the target's CPU.
  *
  * The device works on aligned 8-byte words; an operation takes the words
- * its elements lie in, one after the other, each word atomic as a whole
- * (so each element in it, as MPI asks):
+ * its elements lie in, each word atomic as a whole (so each element in
+ * it, as MPI asks):
  *
  *  - 8-byte SUM, and NO_OP of any size, are a fetch-and-add (of 0 for
  *    NO_OP, which reads the word): one round trip;
@@ -27,9 +27,16 @@
  *    it was the last word it worked on (an origin repeating an operation
  *    on one location takes one round trip), else 0.
  *
+ * An operation of several words keeps up to RMAWIN_ATOMIC_LANES of them
+ * in flight at once, one per lane (a work request with its completion
+ * entry and its own 8 bytes of the request's bounce buffer); a lane that
+ * is done with its word takes the next word no lane has taken.  A 64 KiB
+ * accumulate of bytes is 8192 words: one after the other they cost 8192
+ * round trips, and more for each loop that guessed wrong.
+ *
  * A same_op window's base and length are multiples of 8 (window.c), so
  * the words of its elements are inside it and inside one region.  The
- * device writes the previous value into one of the group's bounce
+ * device writes the previous values into one of the group's bounce
  * buffers, which the request holds until it is reaped.  Operations on
  * this rank's own window take the same path through a queue pair
  * connected to itself (created with the first such window of a group of
@@ -41,11 +48,13 @@
  * requests on one RC queue pair execute in the order they were posted, so
  * operations of one work request each (SUM, NO_OP and compare_and_swap on
  * one element) keep it by themselves.  A serial one, which takes more than
- * one (a compare-and-swap loop, several elements), posts its later work
+ * one (a compare-and-swap loop, several words), posts its later work
  * requests from its completion handler, after anything posted meanwhile:
  * so no atomic starts on a queue pair while a serial one is in flight
  * there.  A serial one itself need not wait for what is in flight before
- * it: its first work request, and so every later one, comes after those.
+ * it: its first work requests, and so every later one, come after those.
+ * Its lanes work on different words, different locations, so they need
+ * no order among themselves.
  */
 #include <linux/slab.h>
 #include <linux/etherdevice.h>
@@ -89,10 +98,10 @@ int rmawin_atomic_check(struct rmawin_target *t, const struct rmawin_op_desc *op
 	return 0;
 }
 
-/* The request's current word: its offset in the target window. */
-static u64 rmawin_atomic_word(const struct rmawin_req *req)
+/* Word @w of the request: its offset in the target window. */
+static u64 rmawin_atomic_word(const struct rmawin_req *req, u32 w)
 {
-	return round_down(req->acc.off, sizeof(u64)) + (u64)req->acc.elem * sizeof(u64);
+	return round_down(req->acc.off, sizeof(u64)) + (u64)w * sizeof(u64);
 }
 
 /* The words the request's elements lie in. */
@@ -102,13 +111,13 @@ static u32 rmawin_atomic_words(const struct rmawin_req *req)
 		round_down(req->acc.off, sizeof(u64))) / sizeof(u64);
 }
 
-/* Bytes [*lo, *hi) of the current word that the request's elements cover. */
-static void rmawin_atomic_lanes(const struct rmawin_req *req, u32 *lo, u32 *hi)
+/* Bytes [*lo, *hi) of word @w that the request's elements cover. */
+static void rmawin_atomic_bytes(const struct rmawin_req *req, u32 w, u32 *lo, u32 *hi)
 {
-	u64 w = rmawin_atomic_word(req);
+	u64 at = rmawin_atomic_word(req, w);
 
-	*lo = max(req->acc.off, w) - w;
-	*hi = min(req->acc.off + req->len, w + sizeof(u64)) - w;
+	*lo = max(req->acc.off, at) - at;
+	*hi = min(req->acc.off + req->len, at + sizeof(u64)) - at;
 }
 
 /* A fetch-and-add serves an 8-byte SUM, and NO_OP of any size (adding 0). */
@@ -135,24 +144,24 @@ static bool rmawin_atomic_loops(const struct rmawin_req *req)
 }
 
 /*
- * What a loop's compare-and-swap swaps in for @guess: the word with the
- * operation applied to the request's elements in it.  The word is the
- * device's 8 bytes in the host's order, the same on both ends.
+ * What a loop's compare-and-swap swaps in for @guess of word @w: the word
+ * with the operation applied to the request's elements in it.  The word
+ * is the device's 8 bytes in the host's order, the same on both ends.
  */
-static u64 rmawin_atomic_apply(const struct rmawin_req *req, u64 guess)
+static u64 rmawin_atomic_apply(const struct rmawin_req *req, u32 w, u64 guess)
 {
 	u32 size = rmawin_acc_size(req->acc.datatype), lo, hi;
-	u8 *w = (u8 *)&guess;
+	u8 *b = (u8 *)&guess;
 	const u8 *o;
 
-	rmawin_atomic_lanes(req, &lo, &hi);
-	o = (const u8 *)req->acc.data + (rmawin_atomic_word(req) + lo - req->acc.off);
+	rmawin_atomic_bytes(req, w, &lo, &hi);
+	o = (const u8 *)req->acc.data + (rmawin_atomic_word(req, w) + lo - req->acc.off);
 	if (req->opcode == RMAWIN_OP_CAS) {
 		/* one element; the value to compare with follows the origin */
-		if (!memcmp(w + lo, o + req->len, size))
-			memcpy(w + lo, o, size);
+		if (!memcmp(b + lo, o + req->len, size))
+			memcpy(b + lo, o, size);
 	} else {
-		rmawin_acc_apply(req->acc.acc_op, req->acc.datatype, w + lo, o, (hi - lo) / size);
+		rmawin_acc_apply(req->acc.acc_op, req->acc.datatype, b + lo, o, (hi - lo) / size);
 	}
 	return guess;
 }
@@ -163,22 +172,23 @@ static struct rmawin_nic_last *rmawin_atomic_last(struct rmawin_req *req)
 	return req->peer ? &req->peer->nic_last : &req->win->ep->group->self_last;
 }
 
-/* The first guess for the current word. */
-static u64 rmawin_atomic_guess(struct rmawin_req *req)
+/* The first guess for word @w. */
+static u64 rmawin_atomic_guess(struct rmawin_req *req, u32 w)
 {
 	struct rmawin_nic_last *last = rmawin_atomic_last(req);
 	u64 addr, room;
 	u32 rkey;
 
-	if (rmawin_remote_addr(req->acc.remote, rmawin_atomic_word(req), &addr, &rkey, &room))
+	if (rmawin_remote_addr(req->acc.remote, rmawin_atomic_word(req, w), &addr, &rkey, &room))
 		return 0;
 	return READ_ONCE(last->addr) == addr && READ_ONCE(last->rkey) == rkey ?
 	       READ_ONCE(last->val) : 0;
 }
 
 /*
- * Does the request take more than one work request?  The later ones are
- * posted from its completion handler, behind anything posted meanwhile.
+ * Does the request take more than one work request?  Its later ones are
+ * posted from its completion handler, while no other atomic starts on
+ * its queue pair.
  */
 static bool rmawin_atomic_serial(const struct rmawin_req *req)
 {
@@ -201,9 +211,16 @@ static void rmawin_atomic_over(struct rmawin_req *req)
 		WRITE_ONCE(*rmawin_atomic_busy(req), false);
 }
 
-/* Post the work request for the request's current word. */
-static int rmawin_atomic_post(struct rmawin_req *req)
+/* The first error of the request's work requests stays (lanes may race). */
+static void rmawin_atomic_fail(struct rmawin_req *req, int err)
 {
+	cmpxchg(&req->status, 0, err);
+}
+
+/* Post the work request of lane @l, for its word. */
+static int rmawin_atomic_post(struct rmawin_atomic_lane *l)
+{
+	struct rmawin_req *req = l->req;
 	struct rmawin_group *grp = req->win->ep->group;
 	const u64 *data = req->acc.data;
 	struct ib_atomic_wr wr = {};
@@ -211,29 +228,29 @@ static int rmawin_atomic_post(struct rmawin_req *req)
 	u64 room;
 	int ret;
 
-	ret = rmawin_remote_addr(req->acc.remote, rmawin_atomic_word(req), &wr.remote_addr,
-				 &wr.rkey, &room);
+	ret = rmawin_remote_addr(req->acc.remote, rmawin_atomic_word(req, l->word),
+				 &wr.remote_addr, &wr.rkey, &room);
 	if (ret)
 		return ret;
-	sge.addr = grp->bounce_dma[req->acc.slot];
+	sge.addr = grp->bounce_dma[req->acc.slot] + l->idx * sizeof(u64);
 	sge.length = sizeof(u64);
 	sge.lkey = req->win->ep->pd->local_dma_lkey;
-	wr.wr.wr_cqe = &req->cqe;
+	wr.wr.wr_cqe = &l->cqe;
 	wr.wr.sg_list = &sge;
 	wr.wr.num_sge = 1;
 	wr.wr.send_flags = IB_SEND_SIGNALED;
 	if (rmawin_atomic_fadd(req)) {
 		/* 8-byte SUM: the words are the elements */
 		wr.wr.opcode = IB_WR_ATOMIC_FETCH_AND_ADD;
-		wr.compare_add = req->acc.acc_op == RMAWIN_ACC_NO_OP ? 0 : data[req->acc.elem];
+		wr.compare_add = req->acc.acc_op == RMAWIN_ACC_NO_OP ? 0 : data[l->word];
 	} else if (rmawin_atomic_cas1(req)) {
 		wr.wr.opcode = IB_WR_ATOMIC_CMP_AND_SWP;
 		wr.compare_add = data[1];	/* the compare element follows */
 		wr.swap = data[0];
 	} else {
 		wr.wr.opcode = IB_WR_ATOMIC_CMP_AND_SWP;
-		wr.compare_add = req->acc.guess;
-		wr.swap = rmawin_atomic_apply(req, req->acc.guess);
+		wr.compare_add = l->guess;
+		wr.swap = rmawin_atomic_apply(req, l->word, l->guess);
 	}
 	/* the send queue's room, given back at the completion */
 	atomic_inc(req->peer ? &req->peer->sq_data : &grp->self_out);
@@ -245,28 +262,28 @@ static int rmawin_atomic_post(struct rmawin_req *req)
 }
 
 /*
- * The current word is done with the previous value @old: its elements'
- * previous values to the result, and what the word holds now to the
- * queue pair's last word.
+ * Word @w is done with the previous value @old: its elements' previous
+ * values to the result, and what the word holds now to the queue pair's
+ * last word.
  */
-static void rmawin_atomic_word_done(struct rmawin_req *req, u64 old)
+static void rmawin_atomic_word_done(struct rmawin_req *req, u32 w, u64 old)
 {
 	struct rmawin_nic_last *last = rmawin_atomic_last(req);
 	const u64 *data = req->acc.data;
 	u64 now, addr, room;
 	u32 lo, hi, rkey;
 
-	rmawin_atomic_lanes(req, &lo, &hi);
+	rmawin_atomic_bytes(req, w, &lo, &hi);
 	if (req->acc.result)
-		memcpy(req->acc.result + (rmawin_atomic_word(req) + lo - req->acc.off),
+		memcpy(req->acc.result + (rmawin_atomic_word(req, w) + lo - req->acc.off),
 		       (u8 *)&old + lo, hi - lo);
 	if (rmawin_atomic_fadd(req))
-		now = req->acc.acc_op == RMAWIN_ACC_NO_OP ? old : old + data[req->acc.elem];
+		now = req->acc.acc_op == RMAWIN_ACC_NO_OP ? old : old + data[w];
 	else if (rmawin_atomic_cas1(req))
 		now = old == data[1] ? data[0] : old;
 	else
-		now = rmawin_atomic_apply(req, old);
-	if (rmawin_remote_addr(req->acc.remote, rmawin_atomic_word(req), &addr, &rkey, &room))
+		now = rmawin_atomic_apply(req, w, old);
+	if (rmawin_remote_addr(req->acc.remote, rmawin_atomic_word(req, w), &addr, &rkey, &room))
 		return;
 	WRITE_ONCE(last->addr, addr);
 	WRITE_ONCE(last->rkey, rkey);
@@ -274,22 +291,29 @@ static void rmawin_atomic_word_done(struct rmawin_req *req, u64 old)
 }
 
 /*
- * The next step after a completion with the previous value @old: another
- * try of a compare-and-swap loop, the next element, or the end.
+ * Lane @l's next step after a completion with the previous value @old:
+ * another try of a compare-and-swap loop, the next word no lane has
+ * taken, or the end.
  * Return: true if a work request was posted.
  */
-static bool rmawin_atomic_step(struct rmawin_req *req, u64 old)
+static bool rmawin_atomic_step(struct rmawin_atomic_lane *l, u64 old)
 {
+	struct rmawin_req *req = l->req;
 	struct rmawin_group *grp = req->win->ep->group;
+	u32 w;
 	int ret;
 
-	if (rmawin_atomic_loops(req) && old != req->acc.guess) {
-		req->acc.guess = old;	/* someone else's value: try again with it */
+	if (rmawin_atomic_loops(req) && old != l->guess) {
+		l->guess = old;	/* someone else's value: try again with it */
 	} else {
-		rmawin_atomic_word_done(req, old);
-		if (++req->acc.elem == rmawin_atomic_words(req))
+		rmawin_atomic_word_done(req, l->word, old);
+		if (READ_ONCE(req->status))
+			return false;	/* another lane failed: start nothing more */
+		w = atomic_fetch_inc(&req->acc.next_word);
+		if (w >= rmawin_atomic_words(req))
 			return false;
-		req->acc.guess = rmawin_atomic_guess(req);
+		l->word = w;
+		l->guess = rmawin_atomic_guess(req, w);
 	}
 	if (req->peer && READ_ONCE(req->peer->state) != RMAWIN_PEER_CONNECTED) {
 		ret = req->peer->error ?: -ECONNRESET;
@@ -298,39 +322,48 @@ static bool rmawin_atomic_step(struct rmawin_req *req, u64 old)
 	} else if (!rmawin_post_enter(grp)) {
 		ret = -ECONNRESET;	/* its queue pair is being drained: post nothing more */
 	} else {
-		ret = rmawin_atomic_post(req);
+		ret = rmawin_atomic_post(l);
 		rmawin_post_exit(grp);
 	}
-	if (ret && !req->status)
-		req->status = ret;
+	if (ret)
+		rmawin_atomic_fail(req, ret);
 	return !ret;
 }
 
-static void rmawin_atomic_done(struct ib_cq *cq, struct ib_wc *wc)
+/*
+ * @n of the request's lanes are done: the last one done ends its atomics
+ * and lets the next atomic start on its queue pair.
+ */
+static void rmawin_atomic_retire(struct rmawin_req *req, u32 n)
 {
-	struct rmawin_req *req = container_of(wc->wr_cqe, struct rmawin_req, cqe);
-	struct rmawin_group *grp = req->win->ep->group;
-	int slot = req->acc.slot;
-	u64 old;
-
-	atomic_dec(req->peer ? &req->peer->sq_data : &grp->self_out);
-	if (wc->status != IB_WC_SUCCESS) {
-		if (!req->status)
-			req->status = wc->status == IB_WC_WR_FLUSH_ERR ? -ECONNRESET : -EIO;
-		if (req->peer)
-			rmawin_peer_lost(req->peer);
-		goto finish;
-	}
-	ib_dma_sync_single_for_cpu(grp->ibdev, grp->bounce_dma[slot], sizeof(u64),
-				   DMA_FROM_DEVICE);
-	old = *(u64 *)grp->bounce_mem[slot];
-	if (rmawin_atomic_step(req, old))
+	if (!atomic_sub_and_test(n, &req->acc.active))
 		return;
-finish:
 	rmawin_atomic_over(req);
 	wake_up_all(&req->win->ep->wq);
 	if (atomic_dec_and_test(&req->pending))
 		rmawin_req_finish(req);
+}
+
+static void rmawin_atomic_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct rmawin_atomic_lane *l = container_of(wc->wr_cqe, struct rmawin_atomic_lane, cqe);
+	struct rmawin_req *req = l->req;
+	struct rmawin_group *grp = req->win->ep->group;
+	u64 dma = grp->bounce_dma[req->acc.slot] + l->idx * sizeof(u64);
+	u64 old;
+
+	atomic_dec(req->peer ? &req->peer->sq_data : &grp->self_out);
+	if (wc->status != IB_WC_SUCCESS) {
+		rmawin_atomic_fail(req, wc->status == IB_WC_WR_FLUSH_ERR ? -ECONNRESET : -EIO);
+		if (req->peer)
+			rmawin_peer_lost(req->peer);
+		rmawin_atomic_retire(req, 1);
+		return;
+	}
+	ib_dma_sync_single_for_cpu(grp->ibdev, dma, sizeof(u64), DMA_FROM_DEVICE);
+	old = *(u64 *)((u8 *)grp->bounce_mem[req->acc.slot] + l->idx * sizeof(u64));
+	if (!rmawin_atomic_step(l, old))
+		rmawin_atomic_retire(req, 1);
 }
 
 /*
@@ -350,6 +383,41 @@ static bool rmawin_atomic_room(struct rmawin_req *req)
 	return atomic_read(&grp->self_out) < RMAWIN_SELF_DEPTH && !READ_ONCE(grp->self_serial);
 }
 
+/*
+ * How many lanes the request gets: one per word, up to RMAWIN_ATOMIC_LANES
+ * and the room in its send queue (at least one: rmawin_atomic_room() said
+ * so, and only the endpoint's own calls, under its lock, post data there).
+ * Each lane after the first is allocated, and charged; without memory the
+ * request makes do with one.
+ */
+static void rmawin_atomic_lanes_get(struct rmawin_req *req)
+{
+	struct rmawin_group *grp = req->win->ep->group;
+	int used = req->peer ? atomic_read(&req->peer->sq_data) : atomic_read(&grp->self_out);
+	int max = req->peer ? grp->sq_data_max : RMAWIN_SELF_DEPTH;
+	u32 n = min_t(u32, rmawin_atomic_words(req), RMAWIN_ATOMIC_LANES), i;
+
+	BUILD_BUG_ON(RMAWIN_ATOMIC_LANES * sizeof(u64) > RMAWIN_BOUNCE_SIZE);
+	n = min_t(u32, n, used < max ? max - used : 1);
+	req->acc.lanes = &req->acc.one;
+	if (n > 1) {
+		req->acc.lanes = kcalloc(n, sizeof(*req->acc.lanes), GFP_KERNEL_ACCOUNT);
+		if (!req->acc.lanes) {
+			req->acc.lanes = &req->acc.one;
+			n = 1;
+		}
+	}
+	for (i = 0; i < n; i++) {
+		req->acc.lanes[i].cqe.done = rmawin_atomic_done;
+		req->acc.lanes[i].req = req;
+		req->acc.lanes[i].word = i;
+		req->acc.lanes[i].idx = i;
+		req->acc.lanes[i].guess = rmawin_atomic_guess(req, i);
+	}
+	atomic_set(&req->acc.next_word, n);
+	atomic_set(&req->acc.active, n);
+}
+
 /**
  * rmawin_atomic_issue() - start an operation on the device's atomics
  * @req: the request, with its window, on the window's list; its peer, or
@@ -366,11 +434,13 @@ int rmawin_atomic_issue(struct rmawin_req *req, const struct rmawin_op_desc *op,
 			const struct rmawin_target *t)
 {
 	struct rmawin_group *grp = req->win->ep->group;
+	u32 n, i;
 	int ret;
 
 	lockdep_assert_held(&req->win->ep->lock);
 	req->acc.nic = true;
 	req->acc.slot = -1;
+	req->acc.lanes = NULL;
 	if (rmawin_acc_bufs(req, op))
 		return -ENOMEM;
 	req->acc.result_uaddr = u64_to_user_ptr(op->result);
@@ -386,25 +456,35 @@ int rmawin_atomic_issue(struct rmawin_req *req, const struct rmawin_op_desc *op,
 	req->acc.off = t->off;
 	req->acc.acc_op = op->acc_op;
 	req->acc.datatype = op->datatype;
-	req->acc.guess = rmawin_atomic_guess(req);
-	req->cqe.done = rmawin_atomic_done;
 	if (rmawin_wait_event(req->win->ep, rmawin_atomic_room(req)))
 		return -EINTR;
 	if (req->peer && READ_ONCE(req->peer->state) != RMAWIN_PEER_CONNECTED)
 		return req->peer->error ?: -ECONNRESET;
 	if (READ_ONCE(grp->ep->dev->dead))
 		return -ENODEV;
+	rmawin_atomic_lanes_get(req);
+	n = atomic_read(&req->acc.active);
 	/* before the post: its completion may run before the post returns */
 	req->acc.serial = rmawin_atomic_serial(req);
 	if (req->acc.serial)
 		WRITE_ONCE(*rmawin_atomic_busy(req), true);
 	atomic_inc(&req->pending);
-	ret = rmawin_atomic_post(req);
-	if (ret) {
+	for (i = 0; i < n; i++) {
+		ret = rmawin_atomic_post(&req->acc.lanes[i]);
+		if (ret)
+			break;
+	}
+	if (!i) {
 		atomic_dec(&req->pending);
 		rmawin_atomic_over(req);
+		return ret;
 	}
-	return ret;
+	if (i < n) {
+		/* the lanes in flight finish the request, with the error */
+		rmawin_atomic_fail(req, ret);
+		rmawin_atomic_retire(req, n - i);
+	}
+	return 0;
 }
 
 /**
@@ -443,6 +523,9 @@ bool rmawin_atomic_would_wait(struct rmawin_ep *ep, const struct rmawin_op_desc 
  */
 void rmawin_atomic_release(struct rmawin_req *req)
 {
+	if (req->acc.lanes != &req->acc.one)
+		kfree(req->acc.lanes);
+	req->acc.lanes = NULL;
 	if (req->acc.slot >= 0)
 		rmawin_bounce_put(req->win->ep->group, req->acc.slot);
 	req->acc.slot = -1;

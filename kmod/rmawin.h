@@ -412,9 +412,15 @@ struct rmawin_win {
  * @acc.next: offset of the fragment whose reply is next (the target
  *	answers in order), under the group's acc_reqs lock
  * @acc.nic: through the device's atomics (atomic.c), not the target's CPU
- * @acc.slot: atomics: the bounce buffer the previous value lands in, or -1
- * @acc.elem: atomics: the word in flight (its index among the operation's)
- * @acc.guess: atomics: a compare-and-swap loop's guess of the current value
+ * @acc.slot: atomics: the bounce buffer the previous values land in (each
+ *	lane's 8 bytes at its index), or -1
+ * @acc.one: atomics: the lane of an operation on one word, and of one whose
+ *	lanes could not be allocated
+ * @acc.lanes: atomics: the lanes, @acc.one or allocated (up to
+ *	RMAWIN_ATOMIC_LANES)
+ * @acc.next_word: atomics: the next word no lane has taken yet
+ * @acc.active: atomics: lanes with a work request in flight (or about to
+ *	be posted); the last to finish ends the request's atomics
  * @acc.acc_op: atomics: the op
  * @acc.datatype: atomics: the element type
  * @acc.qp: atomics: the queue pair (the peer's, or the group's to itself)
@@ -428,6 +434,28 @@ struct rmawin_win {
  *	starts on its queue pair (rmawin_peer.nic_serial,
  *	rmawin_group.self_serial)
  */
+struct rmawin_req;
+
+/* Words of one atomic request in flight at once, at most (atomic.c). */
+#define RMAWIN_ATOMIC_LANES	32
+
+/**
+ * struct rmawin_atomic_lane - one work request of an atomic request
+ * @cqe: its completion entry
+ * @req: the request
+ * @word: the word it works on, by its index among the request's
+ * @idx: its index among the request's lanes: where in the request's
+ *	bounce buffer the device writes the word's previous value
+ * @guess: a compare-and-swap loop's guess of the word's current value
+ */
+struct rmawin_atomic_lane {
+	struct ib_cqe cqe;
+	struct rmawin_req *req;
+	u32 word;
+	u32 idx;
+	u64 guess;
+};
+
 struct rmawin_req {
 	struct list_head node;
 	struct rmawin_win *win;
@@ -457,8 +485,10 @@ struct rmawin_req {
 			u64 next;
 			bool nic;
 			int slot;
-			u32 elem;
-			u64 guess;
+			struct rmawin_atomic_lane one;
+			struct rmawin_atomic_lane *lanes;
+			atomic_t next_word;
+			atomic_t active;
 			u8 acc_op;
 			u8 datatype;
 			struct ib_qp *qp;

@@ -7,7 +7,10 @@
  * Elements that share a word with other ranks' elements keep their own
  * values (no rank's loop overwrites another's lanes); elements that all
  * ranks update come out exact, and what their fetching operations fetched
- * forms a serial chain; the module's nic_atomics counter grows.
+ * forms a serial chain; the module's nic_atomics counter grows.  Then
+ * operations of more words than an operation keeps in flight at once
+ * (RMAWIN_ATOMIC_LANES, 32), from four ranks at once: every element comes
+ * out exact and every fetched value is one the element held.
  */
 #include "atomic_test.h"
 
@@ -179,6 +182,78 @@ TEST_F_TIMEOUT(path, uint8_replace_is_a_permutation, 60)
 		if (i != 3)
 			EXPECT_EQ(0, w[i]) TH_LOG("byte %d beside the replaced one", i);
 	}
+	expect_end(_metadata);
+}
+
+/* Many words per operation: 48 of int8 (get_accumulate), 16 of int64 (get_accumulate) */
+#define M_I8		384	/* bytes 0-383: rank r adds j % 7 + 1 to byte j */
+#define M_I64		16	/* int64[16] at byte 384: every rank adds j + 1 to element j */
+#define KM		8	/* rounds per rank: 4 * 8 * 7 < 256 for the int8 elements */
+
+static int many_words_rank(struct rmawin_ep *ep, void *arg)
+{
+	uint64_t mem[64];
+	int8_t add8[M_I8], old8[M_I8];
+	int64_t add64[M_I64], old64[M_I64];
+	int me = rmawin_rank(ep), i, j;
+	struct rmawin_win *win;
+	long before;
+
+	(void)arg;
+	memset(mem, 0, sizeof(mem));
+	for (j = 0; j < M_I8; j++)
+		add8[j] = (int8_t)(j % 7 + 1);
+	for (j = 0; j < M_I64; j++)
+		add64[j] = j + 1;
+	RMAWIN_TEST_TRY(1, rmawin_win_create(ep, mem, sizeof(mem), 1, RMAWIN_WIN_SAME_OP, &win));
+	before = ep_stat("nic_atomics");
+	RMAWIN_TEST_TRY(2, rmawin_barrier(ep));
+	RMAWIN_TEST_TRY(3, rmawin_lock(win, RMAWIN_LOCK_SHARED, 0));
+	for (i = 0; i < KM; i++) {
+		RMAWIN_TEST_TRY(4, rmawin_get_accumulate(win, add8, old8, M_I8, RMAWIN_INT8, 0, 0,
+							 RMAWIN_SUM));
+		RMAWIN_TEST_TRY(5, rmawin_get_accumulate(win, add64, old64, M_I64, RMAWIN_INT64, 0,
+							 M_I8, RMAWIN_SUM));
+		RMAWIN_TEST_TRY(6, rmawin_flush(win, 0));
+		/* what an element held: a multiple of what every rank adds to it */
+		for (j = 0; j < M_I8; j++)
+			if ((uint8_t)old8[j] % (j % 7 + 1) ||
+			    (uint8_t)old8[j] >= NR * KM * (j % 7 + 1)) {
+				RMAWIN_TEST_MSG("round %d: int8 element %d fetched %u", i, j,
+						(uint8_t)old8[j]);
+				return 7;
+			}
+		for (j = 0; j < M_I64; j++)
+			sh->got[(me * KM + i) * M_I64 + j] = (uint64_t)old64[j];
+	}
+	RMAWIN_TEST_TRY(8, rmawin_unlock(win, 0));
+	return rank_end(ep, win, mem, sizeof(mem), before);
+}
+
+TEST_F_TIMEOUT(path, more_words_than_lanes_from_every_rank, 120)
+{
+	struct fetched ops[NR * KM];
+	const unsigned char *w;
+	int64_t v;
+	long grew;
+	int i, j;
+
+	shared_setup(_metadata);
+	grew = run_counted(_metadata, NR, many_words_rank, NULL, 100);
+	w = (const unsigned char *)sh->final;
+	for (j = 0; j < M_I8; j++)
+		EXPECT_EQ(NR * KM * (j % 7 + 1), w[j]) TH_LOG("int8 element %d", j);
+	for (j = 0; j < M_I64; j++) {
+		memcpy(&v, w + M_I8 + j * 8, sizeof(v));
+		EXPECT_EQ(NR * KM * (j + 1), v) TH_LOG("int64 element %d", j);
+		/* each element's fetch-and-adds: one serial chain */
+		for (i = 0; i < NR * KM; i++)
+			ops[i] = (struct fetched){ .got = sh->got[i * M_I64 + j], .add = j + 1 };
+		expect_chain(_metadata, "int64 get_accumulate", ops, NR * KM, 0, (uint64_t)v);
+	}
+	/* one device atomic per word at least, per operation */
+	EXPECT_LE((long)NR * KM * (M_I8 / 8 + M_I64), grew);
+	expect_ep_atomics(_metadata, NR, KM * (M_I8 / 8 + M_I64));
 	expect_end(_metadata);
 }
 
