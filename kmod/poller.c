@@ -72,7 +72,7 @@
  * @rcu: frees it once no doorbell can be looking at it
  * @id: the number in the thread's name
  * @euid: the effective user of the processes it serves
- * @nrings: rings attached, under rmawin_pollers_lock
+ * @nrings: rings attached, and rings being detached, under rmawin_pollers_lock
  * @task: the thread
  * @lock: @rings; the thread holds it for each pass over them
  * @rings: the rings it consumes, by &rmawin_ring.pl_node
@@ -390,15 +390,22 @@ void rmawin_poller_detach(struct rmawin_ring *ring)
 		return;
 	}
 	RCU_INIT_POINTER(ring->pl, NULL);
+	mutex_unlock(&rmawin_pollers_lock);
+
+	/*
+	 * Waits for a pass over the ring to end.  The ring still counts in
+	 * @pl->nrings here, so that the detach of the poller's last other
+	 * ring, running meanwhile, cannot stop and free the poller under us.
+	 */
+	mutex_lock(&pl->lock);
+	list_del_init(&ring->pl_node);
+	mutex_unlock(&pl->lock);
+
+	mutex_lock(&rmawin_pollers_lock);
 	last = !--pl->nrings;
 	if (last)
 		list_del(&pl->node);
 	mutex_unlock(&rmawin_pollers_lock);
-
-	/* waits for a pass over the ring to end */
-	mutex_lock(&pl->lock);
-	list_del_init(&ring->pl_node);
-	mutex_unlock(&pl->lock);
 	if (!last)
 		return;
 	kthread_stop(pl->task);

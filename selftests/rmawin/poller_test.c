@@ -9,9 +9,11 @@
  * RMAWIN_SQ_NEED_WAKEUP, so that the submissions after it ring none.  And
  * while the poller has given its CPU away (the test hook poll_force_yield),
  * an operation on an empty ring goes by ioctl, its errors still waiting for
- * the synchronization.
+ * the synchronization.  Endpoints of one poller closed from several
+ * threads at once let go of it cleanly, over and over.
  */
 #include <dirent.h>
+#include <pthread.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
@@ -429,6 +431,56 @@ TEST(doorbell_that_wakes_the_poller_clears_need_wakeup)
 	munmap(r.m, r.s.mmap_len);
 	EXPECT_EQ(0, rmawin_ep_close(ep));
 	EXPECT_EQ(0, rmawin_test_pollers_become(0));
+	rmawin_test_expect_no_leaks(_metadata);
+}
+
+/* Endpoints with rings of one poller, closed by several threads at once. */
+#define CLOSERS		8
+#define CLOSE_ROUNDS	30
+
+struct closer {
+	pthread_barrier_t *bar;
+	struct rmawin_ep *ep;
+	int ret;
+};
+
+static void *close_at_once(void *arg)
+{
+	struct closer *c = arg;
+
+	pthread_barrier_wait(c->bar);
+	c->ret = rmawin_ep_close(c->ep);
+	return NULL;
+}
+
+TEST(rings_of_one_poller_closed_at_once)
+{
+	struct closer c[CLOSERS];
+	pthread_t t[CLOSERS];
+	pthread_barrier_t bar;
+	int round, i;
+
+	ASSERT_EQ(0, rmawin_test_pollers(NULL, -1));
+	ASSERT_EQ(0, pthread_barrier_init(&bar, NULL, CLOSERS));
+	for (round = 0; round < CLOSE_ROUNDS; round++) {
+		for (i = 0; i < CLOSERS; i++) {
+			c[i].bar = &bar;
+			c[i].ret = -1;
+			ASSERT_EQ(0, rmawin_test_open(0, 1, rmawin_test_ports(1), &c[i].ep));
+			ASSERT_EQ(1, rmawin_ep_ring_active(c[i].ep));
+		}
+		/* one thread for all of them: the last detach stops it */
+		ASSERT_EQ(1, rmawin_test_pollers(NULL, -1)) TH_LOG("round %d", round);
+		for (i = 0; i < CLOSERS; i++)
+			ASSERT_EQ(0, pthread_create(&t[i], NULL, close_at_once, &c[i]));
+		for (i = 0; i < CLOSERS; i++) {
+			ASSERT_EQ(0, pthread_join(t[i], NULL));
+			EXPECT_EQ(0, c[i].ret) TH_LOG("round %d, endpoint %d", round, i);
+		}
+		ASSERT_EQ(0, rmawin_test_pollers_become(0)) TH_LOG("round %d", round);
+	}
+	pthread_barrier_destroy(&bar);
+	EXPECT_EQ(0, rmawin_stat("pollers"));
 	rmawin_test_expect_no_leaks(_metadata);
 }
 
