@@ -300,7 +300,8 @@ static bool rmawin_acc_msg_ok(const struct rmawin_wire_acc *m, u16 len,
  * @p: struct rmawin_wire_acc and data
  * @len: payload bytes
  *
- * Context: completion (workqueue) context; never waits for the CQ.
+ * Context: the receive completion's softirq, or the receive work (msg.c);
+ * never waits for the CQ.
  * Return: 0, -EPROTO for a fragment no honest origin sends, or for an
  * origin that leaves too many replies unreceived.
  */
@@ -316,13 +317,13 @@ int rmawin_acc_recv(struct rmawin_peer *peer, u32 id, const void *p, u16 len)
 	u32 n = le32_to_cpu(m->len);
 	bool ok;
 
-	xa_lock(&ep->wins);
+	xa_lock_bh(&ep->wins);
 	win = xa_load(&ep->wins, le32_to_cpu(m->win));
 	ok = win && rmawin_acc_msg_ok(m, len, win);
 	if (ok)
 		rmawin_acc_apply_win(win, m->opcode, m->acc_op, m->datatype,
 				     le64_to_cpu(m->offset), n, m->data, rep.old);
-	xa_unlock(&ep->wins);
+	xa_unlock_bh(&ep->wins);
 	if (!ok)
 		return -EPROTO;
 	rep.r.res_off = m->res_off;
@@ -359,7 +360,7 @@ static bool rmawin_acc_reply_ok(const struct rmawin_req *req, const struct rmawi
  * @p: struct rmawin_wire_acc_reply and previous values
  * @len: payload bytes
  *
- * Context: completion (workqueue) context.
+ * Context: the receive completion's softirq, or the receive work (msg.c).
  * Return: 0, or -EPROTO for a reply to no fragment of ours.
  */
 int rmawin_acc_reply_recv(struct rmawin_peer *peer, u32 id, const void *p, u16 len)

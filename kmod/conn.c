@@ -330,11 +330,16 @@ static int rmawin_peer_create_qp(struct rmawin_peer *peer, struct rdma_cm_id *id
 	return ret;
 }
 
-/* Flush everything posted on the peer's QP, then destroy it and its id. */
+/*
+ * Flush everything posted on the peer's QP, let the receive work handle
+ * what it queued of it (a buffer it still holds must not be posted on the
+ * next QP), then destroy the QP and its id.
+ */
 void rmawin_peer_destroy_conn(struct rmawin_peer *peer)
 {
 	if (peer->qp) {
 		ib_drain_qp(peer->qp);
+		flush_work(&peer->grp->rx_work);
 		rmawin_peer_destroy_qp(peer);
 	}
 	if (peer->cm_id) {

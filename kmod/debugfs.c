@@ -18,6 +18,7 @@ static const char *const rmawin_counter_names[] = {
 	[RMAWIN_CNT_RCACHE_HITS] = "rcache_hits",
 	[RMAWIN_CNT_RCACHE_MISSES] = "rcache_misses",
 	[RMAWIN_CNT_CTRL_MSGS] = "ctrl_msgs",
+	[RMAWIN_CNT_CTRL_MSGS_SOFTIRQ] = "ctrl_msgs_softirq",
 	[RMAWIN_CNT_AUTH_FAILURES] = "auth_failures",
 	[RMAWIN_CNT_PROTO_ERRORS] = "proto_errors",
 	[RMAWIN_CNT_NOTIFY_LOST] = "notify_lost",

@@ -82,7 +82,8 @@ struct rmawin_ep *rmawin_ep_alloc(void)
 	INIT_LIST_HEAD(&ep->req_free);
 	INIT_LIST_HEAD(&ep->dev_node);
 	init_waitqueue_head(&ep->wq);
-	xa_init(&ep->wins);
+	/* the receive CQ's softirq handlers look windows up (msg.c) */
+	xa_init_flags(&ep->wins, XA_FLAGS_LOCK_BH);
 	xa_init(&ep->kmems);
 	spin_lock_init(&ep->notify_lock);
 	INIT_LIST_HEAD(&ep->notify_q);

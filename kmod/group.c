@@ -85,6 +85,8 @@ static struct rmawin_group *rmawin_group_alloc(struct rmawin_ep *ep,
 	/* where the caller lives: its addresses mean something only there */
 	grp->net = get_net(current->nsproxy->net_ns);
 	spin_lock_init(&grp->lock);
+	INIT_LIST_HEAD(&grp->rx_queue);
+	INIT_WORK(&grp->rx_work, rmawin_rx_work);
 	for (i = 0; i < j->nranks; i++)
 		rmawin_peer_init(&grp->peers[i], grp, i);
 	return grp;
@@ -172,6 +174,8 @@ void rmawin_group_destroy(struct rmawin_group *grp)
 			msleep(min_t(u32, delay, RMAWIN_RECV_DELAY_MAX));
 	}
 	rmawin_self_qp_destroy(grp);
+	/* every queue pair is drained: so is the receive work (msg.c) */
+	flush_work(&grp->rx_work);
 	/* no queue pair is left to reach into a window or a buffer */
 	rmawin_acc_fail_all(grp);
 	rmawin_notify_free(grp->ep);
@@ -278,7 +282,7 @@ static int rmawin_group_alloc_resources(struct rmawin_group *grp)
 	u32 i;
 	int ret;
 
-	ret = rmawin_cq_alloc(grp, &grp->cq, RMAWIN_CTRL_DEPTH, IB_POLL_WORKQUEUE);
+	ret = rmawin_cq_alloc(grp, &grp->cq, RMAWIN_CTRL_DEPTH, IB_POLL_SOFTIRQ);
 	if (!ret)
 		ret = rmawin_cq_alloc(grp, &grp->scq, RMAWIN_SQ_DEPTH, IB_POLL_SOFTIRQ);
 	if (ret)

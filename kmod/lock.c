@@ -180,7 +180,7 @@ static u32 rmawin_grants_take(struct rmawin_ep *ep, u32 win_id, u32 *ranks)
 	u32 n = 0, r, nranks = ep->group->nranks;
 	struct rmawin_win *win;
 
-	xa_lock(&ep->wins);
+	xa_lock_bh(&ep->wins);
 	win = xa_load(&ep->wins, win_id);
 	if (win) {
 		spin_lock(&win->lk.lock);
@@ -192,7 +192,7 @@ static u32 rmawin_grants_take(struct rmawin_ep *ep, u32 win_id, u32 *ranks)
 		}
 		spin_unlock(&win->lk.lock);
 	}
-	xa_unlock(&ep->wins);
+	xa_unlock_bh(&ep->wins);
 	return n;
 }
 
@@ -226,7 +226,7 @@ static int rmawin_lock_msg(struct rmawin_peer *peer, u32 win_id, const void *p, 
 
 	if (m->pad || type > RMAWIN_LOCK_TYPE_EXCLUSIVE)
 		return -EPROTO;
-	xa_lock(&ep->wins);
+	xa_lock_bh(&ep->wins);
 	win = xa_load(&ep->wins, win_id);
 	if (!win)
 		ret = -EPROTO;
@@ -234,7 +234,7 @@ static int rmawin_lock_msg(struct rmawin_peer *peer, u32 win_id, const void *p, 
 		ret = rmawin_lock_request(win, peer->rank, type);
 	else
 		ret = rmawin_lock_release(win, peer->rank, type);
-	xa_unlock(&ep->wins);
+	xa_unlock_bh(&ep->wins);
 	if (!ret)
 		rmawin_lock_send_grants(ep, win_id);
 	return ret;
@@ -247,7 +247,7 @@ static int rmawin_lock_msg(struct rmawin_peer *peer, u32 win_id, const void *p, 
  * @p: struct rmawin_wire_lock
  * @len: its size
  *
- * Context: completion (workqueue) context.
+ * Context: the receive completion's softirq, or the receive work (msg.c).
  * Return: 0, or -EPROTO for a window that does not exist, a bad type, or
  * a rank that holds or waits for the lock already.
  */
@@ -263,7 +263,7 @@ int rmawin_lock_recv(struct rmawin_peer *peer, u32 win_id, const void *p, u16 le
  * @p: struct rmawin_wire_lock
  * @len: its size
  *
- * Context: completion (workqueue) context.
+ * Context: the receive completion's softirq, or the receive work (msg.c).
  * Return: 0, or -EPROTO for a lock the peer does not hold.
  */
 int rmawin_unlock_recv(struct rmawin_peer *peer, u32 win_id, const void *p, u16 len)
@@ -278,7 +278,7 @@ int rmawin_unlock_recv(struct rmawin_peer *peer, u32 win_id, const void *p, u16 
  * @p: no payload
  * @len: 0
  *
- * Context: completion (workqueue) context.
+ * Context: the receive completion's softirq, or the receive work (msg.c).
  * Return: 0, or -EPROTO for a grant we did not ask for.
  */
 int rmawin_lock_grant_recv(struct rmawin_peer *peer, u32 win_id, const void *p, u16 len)
@@ -287,13 +287,13 @@ int rmawin_lock_grant_recv(struct rmawin_peer *peer, u32 win_id, const void *p, 
 	struct rmawin_win *win;
 	int ret = -EPROTO;
 
-	xa_lock(&ep->wins);
+	xa_lock_bh(&ep->wins);
 	win = xa_load(&ep->wins, win_id);
 	/* held[] is set before the request goes out, granted[] cleared */
 	if (win && READ_ONCE(win->held[peer->rank]) &&
 	    !test_and_set_bit(peer->rank, win->granted))
 		ret = 0;
-	xa_unlock(&ep->wins);
+	xa_unlock_bh(&ep->wins);
 	wake_up_all(&ep->wq);
 	return ret;
 }

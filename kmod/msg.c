@@ -10,6 +10,15 @@
  * completion.  A receiver short of buffers makes the sender's HCA retry
  * (rnr_retry_count 7 = forever), so nothing is ever dropped.
  *
+ * Receive completions come in softirq context.  A message whose handler
+ * needs nothing but spinlocks and atomics (the table's @softirq: the
+ * accumulates and their replies, locks, grants, post/complete, barrier
+ * rounds) is handled there at once, which spares a kworker's wake-up on
+ * each hop of an accumulate or a lock; the rest go to the group's receive
+ * work, in order.  Order is kept per group: once one message waits for
+ * the work, every later one waits behind it, so messages are handled one
+ * at a time, in the order they completed, as by a single worker.
+ *
  * Nothing a peer sends is trusted: one table says, per type, how long its
  * payload may be; the header's type, version and length are checked
  * against it before a handler runs, and every handler checks its fields.
@@ -28,20 +37,27 @@
  * @recv: its handler, or NULL for AUTH and WELCOME (handled before membership)
  * @min_len: fewest payload bytes
  * @max_len: most payload bytes
+ * @softirq: @recv takes only spinlocks (the _bh or _irq kind where process
+ *	context takes them too), allocates nothing that sleeps and fails no
+ *	peer itself: it may run in the receive completion's softirq context
  */
 struct rmawin_msg_def {
 	int (*recv)(struct rmawin_peer *peer, u32 arg, const void *p, u16 len);
 	u16 min_len;
 	u16 max_len;
+	bool softirq;
 };
 
 #define RMAWIN_MSG_FIXED(fn, type) \
 	{ .recv = (fn), .min_len = sizeof(type), .max_len = sizeof(type) }
 #define RMAWIN_MSG_EMPTY(fn)	{ .recv = (fn) }
+#define RMAWIN_MSG_FIXED_SOFTIRQ(fn, type) \
+	{ .recv = (fn), .min_len = sizeof(type), .max_len = sizeof(type), .softirq = true }
+#define RMAWIN_MSG_EMPTY_SOFTIRQ(fn)	{ .recv = (fn), .softirq = true }
 
 static const struct rmawin_msg_def rmawin_msg_defs[RMAWIN_MSG_LAST] = {
 	[RMAWIN_MSG_AUTH] = RMAWIN_MSG_FIXED(NULL, struct rmawin_wire_auth),
-	[RMAWIN_MSG_BARRIER] = RMAWIN_MSG_EMPTY(rmawin_barrier_recv),
+	[RMAWIN_MSG_BARRIER] = RMAWIN_MSG_EMPTY_SOFTIRQ(rmawin_barrier_recv),
 	[RMAWIN_MSG_WIN_DESC] = {
 		.recv = rmawin_win_desc_recv,
 		.min_len = sizeof(struct rmawin_wire_desc),
@@ -52,17 +68,20 @@ static const struct rmawin_msg_def rmawin_msg_defs[RMAWIN_MSG_LAST] = {
 		.recv = rmawin_acc_recv,
 		.min_len = sizeof(struct rmawin_wire_acc),
 		.max_len = sizeof(struct rmawin_wire_acc) + RMAWIN_ACC_FRAG,
+		.softirq = true,
 	},
 	[RMAWIN_MSG_ACC_REPLY] = {
 		.recv = rmawin_acc_reply_recv,
 		.min_len = sizeof(struct rmawin_wire_acc_reply),
 		.max_len = sizeof(struct rmawin_wire_acc_reply) + RMAWIN_ACC_FRAG,
+		.softirq = true,
 	},
-	[RMAWIN_MSG_LOCK] = RMAWIN_MSG_FIXED(rmawin_lock_recv, struct rmawin_wire_lock),
-	[RMAWIN_MSG_LOCK_GRANT] = RMAWIN_MSG_EMPTY(rmawin_lock_grant_recv),
-	[RMAWIN_MSG_UNLOCK] = RMAWIN_MSG_FIXED(rmawin_unlock_recv, struct rmawin_wire_lock),
-	[RMAWIN_MSG_POST] = RMAWIN_MSG_EMPTY(rmawin_pscw_post_recv),
-	[RMAWIN_MSG_COMPLETE] = RMAWIN_MSG_EMPTY(rmawin_pscw_complete_recv),
+	[RMAWIN_MSG_LOCK] = RMAWIN_MSG_FIXED_SOFTIRQ(rmawin_lock_recv, struct rmawin_wire_lock),
+	[RMAWIN_MSG_LOCK_GRANT] = RMAWIN_MSG_EMPTY_SOFTIRQ(rmawin_lock_grant_recv),
+	[RMAWIN_MSG_UNLOCK] = RMAWIN_MSG_FIXED_SOFTIRQ(rmawin_unlock_recv,
+						       struct rmawin_wire_lock),
+	[RMAWIN_MSG_POST] = RMAWIN_MSG_EMPTY_SOFTIRQ(rmawin_pscw_post_recv),
+	[RMAWIN_MSG_COMPLETE] = RMAWIN_MSG_EMPTY_SOFTIRQ(rmawin_pscw_complete_recv),
 	[RMAWIN_MSG_NOTIFY] = RMAWIN_MSG_FIXED(rmawin_notify_recv, struct rmawin_wire_notify),
 	[RMAWIN_MSG_WELCOME] = RMAWIN_MSG_EMPTY(NULL),
 };
@@ -108,12 +127,13 @@ static int rmawin_post_recv(struct rmawin_peer *peer, u32 slot)
 }
 
 /*
- * One received message of @len bytes.  A proven member that sends garbage
- * is failed and cut off; a connection that sends anything but its proof
- * first is dropped.
+ * One received message of @len bytes.  A connection that sends anything
+ * but its proof first is dropped (rmawin_peer_retry(), any context).
+ * Return: -EPROTO if a proven member sent garbage: the caller fails it and
+ * cuts it off, which takes process context; else 0.
  */
-static void rmawin_dispatch(struct rmawin_peer *peer, const struct rmawin_wire_hdr *hdr,
-			    u32 len)
+static int rmawin_dispatch(struct rmawin_peer *peer, const struct rmawin_wire_hdr *hdr,
+			   u32 len)
 {
 	const struct rmawin_msg_def *def;
 	struct mem_cgroup *old_memcg;
@@ -122,7 +142,7 @@ static void rmawin_dispatch(struct rmawin_peer *peer, const struct rmawin_wire_h
 
 	state = READ_ONCE(peer->state);
 	if (state != RMAWIN_PEER_CONNECTED && state != RMAWIN_PEER_CONNECTING)
-		return;		/* a failed peer, or an attempt being torn down */
+		return 0;	/* a failed peer, or an attempt being torn down */
 	plen = len >= sizeof(*hdr) ? le16_to_cpu(hdr->len) : 0;
 	if (len < sizeof(*hdr) || hdr->version != RMAWIN_WIRE_VERSION ||
 	    len != sizeof(*hdr) + plen || !hdr->type || hdr->type >= RMAWIN_MSG_LAST)
@@ -141,7 +161,7 @@ static void rmawin_dispatch(struct rmawin_peer *peer, const struct rmawin_wire_h
 			rmawin_peer_welcome_recv(peer);
 		else
 			rmawin_peer_retry(peer, true);
-		return;
+		return 0;
 	}
 	if (!def->recv)
 		goto bad;	/* a second proof or welcome */
@@ -153,54 +173,161 @@ static void rmawin_dispatch(struct rmawin_peer *peer, const struct rmawin_wire_h
 		rmawin_peer_fail(peer, -ENOMEM);
 	else if (ret && ret != -ESHUTDOWN)	/* a reply the teardown refused */
 		goto bad;
-	return;
+	return 0;
 
 bad:
-	if (state == RMAWIN_PEER_CONNECTING)
-		rmawin_peer_retry(peer, true);
-	else
-		rmawin_peer_protocol_error(peer);
+	if (state != RMAWIN_PEER_CONNECTING)
+		return -EPROTO;
+	rmawin_peer_retry(peer, true);
+	return 0;
 }
 
-static void rmawin_recv_done(struct ib_cq *cq, struct ib_wc *wc)
+/*
+ * May the receive completion of @buf be handled in softirq context?  Only
+ * a message of a proven member whose type says so (its header is checked
+ * again in rmawin_dispatch()), and not while the test hook delays
+ * receives.
+ */
+static bool rmawin_rx_softirq(struct rmawin_ctrl_buf *buf)
 {
-	struct rmawin_ctrl_buf *buf = rmawin_cqe_to_buf(wc->wr_cqe);
 	struct rmawin_peer *peer = buf->peer;
-	u64 dma = peer->rx_dma + buf->slot * RMAWIN_CTRL_SIZE;
+	const struct rmawin_wire_hdr *hdr = rmawin_rx_addr(peer, buf->slot);
+	u8 type;
+
+	if (buf->slot == RMAWIN_RX_DRAIN || buf->status != IB_WC_SUCCESS ||
+	    buf->len < sizeof(*hdr) || READ_ONCE(rmawin_recv_delay_ms) ||
+	    READ_ONCE(peer->state) != RMAWIN_PEER_CONNECTED)
+		return false;
+	type = READ_ONCE(hdr->type);
+	return type < RMAWIN_MSG_LAST && rmawin_msg_defs[type].softirq;
+}
+
+/*
+ * Handle the receive completion of @buf, in softirq context (@softirq) or
+ * in the receive work.  Return: false if, in softirq context, the message
+ * turned out invalid: the caller queues @buf, not reposted, for the work
+ * to fail the peer.
+ */
+static bool rmawin_rx_handle(struct rmawin_ctrl_buf *buf, bool softirq)
+{
+	struct rmawin_peer *peer = buf->peer;
 	u32 delay;
 	int ret;
 
-	if (wc->status != IB_WC_SUCCESS) {
-		/* flushes come from tearing the QP down: not a failure */
-		if (wc->status != IB_WC_WR_FLUSH_ERR)
-			rmawin_peer_lost(peer);
-		return;
+	if (buf->slot == RMAWIN_RX_DRAIN) {
+		if (!READ_ONCE(peer->grp->dying))
+			rmawin_peer_left(peer);
+		return true;
 	}
-	ib_dma_sync_single_for_cpu(peer->grp->ibdev, dma, RMAWIN_CTRL_SIZE,
-				   DMA_FROM_DEVICE);
-	delay = READ_ONCE(rmawin_recv_delay_ms);
-	if (unlikely(delay))
-		msleep(min_t(u32, delay, RMAWIN_RECV_DELAY_MAX));
-	rmawin_dispatch(peer, rmawin_rx_addr(peer, buf->slot), wc->byte_len);
+	if (buf->status != IB_WC_SUCCESS) {
+		/* flushes come from tearing the QP down: not a failure */
+		if (buf->status != IB_WC_WR_FLUSH_ERR)
+			rmawin_peer_lost(peer);
+		return true;
+	}
+	if (buf->bad) {
+		buf->bad = false;
+		rmawin_peer_protocol_error(peer);
+	} else {
+		delay = softirq ? 0 : READ_ONCE(rmawin_recv_delay_ms);
+		if (unlikely(delay))
+			msleep(min_t(u32, delay, RMAWIN_RECV_DELAY_MAX));
+		if (rmawin_dispatch(peer, rmawin_rx_addr(peer, buf->slot), buf->len)) {
+			if (softirq) {
+				buf->bad = true;
+				return false;
+			}
+			rmawin_peer_protocol_error(peer);
+		} else if (softirq) {
+			rmawin_count(peer->grp->ep, RMAWIN_CNT_CTRL_MSGS_SOFTIRQ, 1);
+		}
+	}
 	/* a peer that is no member (any more) gets no buffer back */
 	if (READ_ONCE(peer->state) != RMAWIN_PEER_CONNECTED &&
 	    READ_ONCE(peer->state) != RMAWIN_PEER_CONNECTING)
-		return;
+		return true;
 	if (!rmawin_post_enter(peer->grp))
-		return;
+		return true;
 	ret = rmawin_post_recv(peer, buf->slot);
 	rmawin_post_exit(peer->grp);
 	if (ret)
 		rmawin_peer_lost(peer);
+	return true;
 }
 
-/* The marker of an orderly disconnect: everything the peer sent is dispatched. */
+/* Queue @buf for the receive work, behind everything queued before it. */
+static void rmawin_rx_defer(struct rmawin_ctrl_buf *buf)
+{
+	struct rmawin_group *grp = buf->peer->grp;
+	unsigned long flags;
+
+	spin_lock_irqsave(&grp->lock, flags);
+	list_add_tail(&buf->node, &grp->rx_queue);
+	spin_unlock_irqrestore(&grp->lock, flags);
+	queue_work(system_highpri_wq, &grp->rx_work);
+}
+
+/*
+ * A receive completion (or a marker's): handled here if nothing waits
+ * for the work before it and it may be, else queued behind.  The CQ is
+ * polled by one CPU at a time, so completions come here one by one.
+ */
+static void rmawin_rx_complete(struct rmawin_ctrl_buf *buf, struct ib_wc *wc)
+{
+	struct rmawin_group *grp = buf->peer->grp;
+	unsigned long flags;
+	bool now;
+
+	buf->status = wc->status;
+	buf->len = wc->byte_len;
+	if (buf->slot != RMAWIN_RX_DRAIN && wc->status == IB_WC_SUCCESS)
+		ib_dma_sync_single_for_cpu(grp->ibdev,
+					   buf->peer->rx_dma + buf->slot * RMAWIN_CTRL_SIZE,
+					   RMAWIN_CTRL_SIZE, DMA_FROM_DEVICE);
+	spin_lock_irqsave(&grp->lock, flags);
+	now = list_empty(&grp->rx_queue) && !grp->rx_busy && rmawin_rx_softirq(buf);
+	spin_unlock_irqrestore(&grp->lock, flags);
+	if (!now || !rmawin_rx_handle(buf, true))
+		rmawin_rx_defer(buf);
+}
+
+static void rmawin_recv_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	rmawin_rx_complete(rmawin_cqe_to_buf(wc->wr_cqe), wc);
+}
+
+/**
+ * rmawin_rx_work() - handle the queued receive completions, in order
+ * @work: the group's @rx_work
+ *
+ * Each is taken off the queue before it is handled (its buffer may be
+ * posted and complete again meanwhile); @rx_busy keeps later completions
+ * waiting until it is done.
+ */
+void rmawin_rx_work(struct work_struct *work)
+{
+	struct rmawin_group *grp = container_of(work, struct rmawin_group, rx_work);
+	struct rmawin_ctrl_buf *buf;
+	unsigned long flags;
+
+	for (;;) {
+		spin_lock_irqsave(&grp->lock, flags);
+		buf = list_first_entry_or_null(&grp->rx_queue, struct rmawin_ctrl_buf, node);
+		if (buf)
+			list_del(&buf->node);
+		grp->rx_busy = !!buf;
+		spin_unlock_irqrestore(&grp->lock, flags);
+		if (!buf)
+			return;
+		rmawin_rx_handle(buf, false);
+		cond_resched();
+	}
+}
+
+/* The marker of an orderly disconnect: everything the peer sent is handled. */
 static void rmawin_drain_done(struct ib_cq *cq, struct ib_wc *wc)
 {
-	struct rmawin_peer *peer = container_of(wc->wr_cqe, struct rmawin_peer, drain_cqe);
-
-	if (!READ_ONCE(peer->grp->dying))
-		rmawin_peer_left(peer);
+	rmawin_rx_complete(container_of(wc->wr_cqe, struct rmawin_ctrl_buf, cqe), wc);
 }
 
 /**
@@ -219,7 +346,7 @@ static void rmawin_drain_done(struct ib_cq *cq, struct ib_wc *wc)
 void rmawin_peer_leave(struct rmawin_peer *peer)
 {
 	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
-	struct ib_recv_wr wr = { .wr_cqe = &peer->drain_cqe };
+	struct ib_recv_wr wr = { .wr_cqe = &peer->drain.cqe };
 	struct rmawin_group *grp = peer->grp;
 	unsigned long flags;
 	bool first;
@@ -230,7 +357,9 @@ void rmawin_peer_leave(struct rmawin_peer *peer)
 	spin_unlock_irqrestore(&grp->lock, flags);
 	if (!first)
 		return;
-	peer->drain_cqe.done = rmawin_drain_done;
+	peer->drain.cqe.done = rmawin_drain_done;
+	peer->drain.peer = peer;
+	peer->drain.slot = RMAWIN_RX_DRAIN;
 	if (ib_modify_qp(peer->qp, &attr, IB_QP_STATE) || ib_post_recv(peer->qp, &wr, NULL))
 		rmawin_peer_left(peer);
 }
@@ -487,7 +616,9 @@ static int rmawin_msg_post(struct rmawin_peer *peer, int slot, u8 type, u32 arg,
  * wait: a peer that leaves that many of our replies unreceived is not
  * following the protocol (it asks faster than it takes the answers).
  *
- * Context: process context (the CQ's workqueue); does not sleep waiting.
+ * Context: any but hard interrupt; does not sleep.  The entry of a queued
+ * message is charged to the endpoint's owner (the caller set its memory
+ * cgroup active), and allocated without sleeping in softirq context.
  * Return: 0, -ENOMEM, -EPROTO past the cap, the peer's error, or
  * -ESHUTDOWN while the group is torn down.
  */
@@ -495,26 +626,32 @@ int rmawin_msg_send_async(struct rmawin_peer *peer, u8 type, u32 arg,
 			  const void *payload, u16 len)
 {
 	struct rmawin_group *grp = peer->grp;
-	struct rmawin_deferred *d;
+	struct rmawin_deferred *d = NULL;
 	unsigned long flags;
 	int slot = -1, err = 0;
 
 	if (WARN_ON_ONCE(len > RMAWIN_MSG_MAX_PAYLOAD))
 		return -EINVAL;
-	d = kmalloc(struct_size(d, payload, len), GFP_KERNEL_ACCOUNT);
-	if (!d)
-		return -ENOMEM;
-	d->type = type;
-	d->arg = arg;
-	d->len = len;
-	if (len)
-		memcpy(d->payload, payload, len);
-
-	spin_lock_irqsave(&grp->lock, flags);
-	if (list_empty(&peer->deferred) && rmawin_tx_try_locked(peer, &slot, &err)) {
+	for (;;) {
+		spin_lock_irqsave(&grp->lock, flags);
+		if (list_empty(&peer->deferred) && rmawin_tx_try_locked(peer, &slot, &err)) {
+			spin_unlock_irqrestore(&grp->lock, flags);
+			kfree(d);
+			return err ?: rmawin_msg_post(peer, slot, type, arg, payload, len);
+		}
+		if (d)
+			break;
 		spin_unlock_irqrestore(&grp->lock, flags);
-		kfree(d);
-		return err ?: rmawin_msg_post(peer, slot, type, arg, payload, len);
+		/* no buffer now: an entry to queue it, then look again */
+		d = kmalloc(struct_size(d, payload, len),
+			    in_task() ? GFP_KERNEL_ACCOUNT : GFP_ATOMIC | __GFP_ACCOUNT);
+		if (!d)
+			return -ENOMEM;
+		d->type = type;
+		d->arg = arg;
+		d->len = len;
+		if (len)
+			memcpy(d->payload, payload, len);
 	}
 	if (peer->ndeferred >= RMAWIN_DEFERRED_MAX) {
 		spin_unlock_irqrestore(&grp->lock, flags);

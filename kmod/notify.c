@@ -107,11 +107,11 @@ static bool rmawin_notify_in_window(struct rmawin_ep *ep, u32 id, u64 target_dis
 	u64 off, end;
 	bool ok;
 
-	xa_lock(&ep->wins);
+	xa_lock_bh(&ep->wins);
 	win = xa_load(&ep->wins, id);
 	ok = win && !check_mul_overflow(target_disp, (u64)win->disp_unit, &off) &&
 	     !check_add_overflow(off, len, &end) && end <= win->length;
-	xa_unlock(&ep->wins);
+	xa_unlock_bh(&ep->wins);
 	return ok;
 }
 
@@ -122,7 +122,7 @@ static bool rmawin_notify_in_window(struct rmawin_ep *ep, u32 id, u64 target_dis
  * @p: struct rmawin_wire_notify
  * @len: its size
  *
- * Context: completion (workqueue) context.
+ * Context: the receive work (msg.c): process context.
  * Return: 0, -ENOMEM, or -EPROTO for a window that does not exist or a
  * range outside it: no honest put lands there.
  */

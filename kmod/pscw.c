@@ -74,7 +74,7 @@ static int rmawin_pscw_count(struct rmawin_peer *peer, u32 win_id, bool post)
 	int ret = 0;
 	u32 limit;
 
-	xa_lock(&ep->wins);
+	xa_lock_bh(&ep->wins);
 	win = xa_load(&ep->wins, win_id);
 	if (!win) {
 		ret = -EPROTO;
@@ -88,7 +88,7 @@ static int rmawin_pscw_count(struct rmawin_peer *peer, u32 win_id, bool post)
 	else
 		atomic_inc(cnt);
 out_unlock:
-	xa_unlock(&ep->wins);
+	xa_unlock_bh(&ep->wins);
 	wake_up_all(&ep->wq);
 	return ret;
 }
@@ -100,7 +100,7 @@ out_unlock:
  * @p: no payload
  * @len: 0
  *
- * Context: completion (workqueue) context.
+ * Context: the receive completion's softirq, or the receive work (msg.c).
  * Return: 0 or -EPROTO.
  */
 int rmawin_pscw_post_recv(struct rmawin_peer *peer, u32 win_id, const void *p, u16 len)
@@ -115,7 +115,7 @@ int rmawin_pscw_post_recv(struct rmawin_peer *peer, u32 win_id, const void *p, u
  * @p: no payload
  * @len: 0
  *
- * Context: completion (workqueue) context.
+ * Context: the receive completion's softirq, or the receive work (msg.c).
  * Return: 0 or -EPROTO.
  */
 int rmawin_pscw_complete_recv(struct rmawin_peer *peer, u32 win_id, const void *p, u16 len)

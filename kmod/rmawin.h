@@ -46,6 +46,8 @@ struct net;
  * @RMAWIN_CNT_RCACHE_HITS: registration-cache lookups that found an entry
  * @RMAWIN_CNT_RCACHE_MISSES: lookups that pinned and registered anew
  * @RMAWIN_CNT_CTRL_MSGS: control messages sent
+ * @RMAWIN_CNT_CTRL_MSGS_SOFTIRQ: control messages received and handled in
+ *	the receive completion's softirq context, without the receive work
  * @RMAWIN_CNT_AUTH_FAILURES: connections refused by the handshake
  * @RMAWIN_CNT_PROTO_ERRORS: peers cut off for an invalid message
  * @RMAWIN_CNT_NOTIFY_LOST: notifications a full queue could not hold
@@ -61,6 +63,7 @@ enum rmawin_counter {
 	RMAWIN_CNT_RCACHE_HITS,
 	RMAWIN_CNT_RCACHE_MISSES,
 	RMAWIN_CNT_CTRL_MSGS,
+	RMAWIN_CNT_CTRL_MSGS_SOFTIRQ,
 	RMAWIN_CNT_AUTH_FAILURES,
 	RMAWIN_CNT_PROTO_ERRORS,
 	RMAWIN_CNT_NOTIFY_LOST,
@@ -508,16 +511,29 @@ enum rmawin_peer_state {
 	RMAWIN_PEER_FAILED,	/* gone for good: @error says why */
 };
 
+/* The slot of a peer's marker receive (struct rmawin_peer @drain). */
+#define RMAWIN_RX_DRAIN		U32_MAX
+
 /**
  * struct rmawin_ctrl_buf - one control-message buffer and its completion
  * @cqe: completion entry of the work request that uses the buffer
  * @peer: owner
- * @slot: index in the peer's ring
+ * @slot: index in the peer's ring, or RMAWIN_RX_DRAIN
+ * @node: in the group's @rx_queue while its completion waits for the
+ *	receive work (msg.c)
+ * @status: the receive completion's status
+ * @len: the bytes it received
+ * @bad: handled in softirq context and found invalid: the receive work
+ *	fails the peer, which softirq context cannot
  */
 struct rmawin_ctrl_buf {
 	struct ib_cqe cqe;
 	struct rmawin_peer *peer;
 	u32 slot;
+	struct list_head node;
+	enum ib_wc_status status;
+	u32 len;
+	bool bad;
 };
 
 /**
@@ -550,7 +566,7 @@ struct rmawin_ctrl_buf {
  *	completion context cannot wait for), under @grp->lock
  * @ndeferred: entries of @deferred, at most RMAWIN_DEFERRED_MAX
  * @nnotify: the peer's notifications in our queue
- * @drain_cqe: the marker receive of an orderly disconnect: its flush
+ * @drain: the marker receive of an orderly disconnect: its flush
  *	completion, after every message that arrived before, fails the peer
  * @leaving: the peer disconnected; its last messages are being dispatched
  * @max_inline: bytes a work request on @qp carries inline (0: none)
@@ -584,7 +600,7 @@ struct rmawin_peer {
 	struct list_head deferred;
 	u32 ndeferred;
 	atomic_t nnotify;
-	struct ib_cqe drain_cqe;
+	struct rmawin_ctrl_buf drain;
 	bool leaving;
 	u32 max_inline;
 	bool nic_serial;
@@ -658,7 +674,8 @@ struct rmawin_rcache {
  * @addrs: every rank's listen address
  * @listen_id: accepts connections from higher ranks
  * @cq: the receive completion queue of every queue pair of the group
- *	(control messages), polled from a workqueue: its handlers sleep
+ *	(control messages), polled in softirq context: a message that needs
+ *	nothing but spinlocks is handled there, the rest in @rx_work (msg.c)
  * @sq_data_max: data work requests one peer's queue pair may have in
  *	flight: RMAWIN_SQ_DATA, or fewer where the device's largest send
  *	completion queue cannot hold that many for every peer
@@ -667,7 +684,13 @@ struct rmawin_rcache {
  *	context: its handlers never sleep, and a waiter is woken straight
  *	from the device's completion instead of after a kworker switch
  * @peers: one per rank; ours is unused
- * @lock: peer states and send-buffer bitmaps; taken in CM and CQ context
+ * @lock: peer states, send-buffer bitmaps and @rx_queue; taken in CM and
+ *	CQ context
+ * @rx_queue: receive completions waiting for @rx_work, in arrival order
+ * @rx_busy: @rx_work is handling one it took off @rx_queue: later ones
+ *	wait behind it too
+ * @rx_work: handles the receive completions of @rx_queue in process
+ *	context, in order
  * @nconnected: peers connected
  * @error: first fatal error of the group (a peer left, the device went)
  * @deadline: jiffies by which the join must be complete
@@ -707,7 +730,10 @@ struct rmawin_group {
 	struct ib_cq *scq;
 	u32 sq_data_max;
 	struct rmawin_peer *peers;
-	spinlock_t lock;		/* peer states, tx bitmaps */
+	spinlock_t lock;		/* peer states, tx bitmaps, rx_queue */
+	struct list_head rx_queue;
+	bool rx_busy;
+	struct work_struct rx_work;
 	atomic_t nconnected;
 	int error;
 	unsigned long deadline;
@@ -886,6 +912,7 @@ bool rmawin_auth_check(struct rmawin_peer *peer, const char *label, const u8 *ma
 /* msg.c */
 int rmawin_ctrl_alloc(struct rmawin_peer *peer);
 void rmawin_ctrl_free(struct rmawin_peer *peer);
+void rmawin_rx_work(struct work_struct *work);
 int rmawin_ctrl_post_recvs(struct rmawin_peer *peer);
 int rmawin_msg_send(struct rmawin_peer *peer, u8 type, u32 arg,
 		    const void *payload, u16 len);
