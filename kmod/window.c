@@ -366,11 +366,11 @@ int rmawin_ioctl_win_create(struct rmawin_ep *ep, void *arg)
 	 * find it once it is @ready.
 	 */
 	if (!ret)
-		ret = xa_err(xa_store(&ep->wins, win->id, win, GFP_KERNEL_ACCOUNT));
+		ret = xa_err(xa_store_bh(&ep->wins, win->id, win, GFP_KERNEL_ACCOUNT));
 	if (grp->nranks > 1)
 		ret = rmawin_win_exchange_descs(win, ret);
 	if (ret) {
-		xa_erase(&ep->wins, win->id);
+		xa_erase_bh(&ep->wins, win->id);
 		rmawin_win_destroy(win);
 		goto out_unlock;
 	}
@@ -447,7 +447,7 @@ int rmawin_ioctl_win_free(struct rmawin_ep *ep, void *arg)
 		 */
 		rmawin_ep_group_drop(ep);
 	} else {
-		xa_erase(&ep->wins, f->win);
+		xa_erase_bh(&ep->wins, f->win);
 		rmawin_win_destroy(win);
 	}
 	ret = ret ?: bret;
@@ -518,7 +518,7 @@ void rmawin_wins_destroy_all(struct rmawin_ep *ep)
 
 	lockdep_assert_held(&ep->lock);
 	xa_for_each(&ep->wins, id, win) {
-		xa_erase(&ep->wins, id);
+		xa_erase_bh(&ep->wins, id);
 		rmawin_win_destroy(win);
 	}
 }
