@@ -25,7 +25,12 @@
  *    was right, and otherwise guesses what the device returned.  The
  *    first guess is the value the queue pair last left in that word, if
  *    it was the last word it worked on (an origin repeating an operation
- *    on one location takes one round trip), else 0.
+ *    on one location takes one round trip), else 0.  A loop of several
+ *    words records what it left in each of its first
+ *    RMAWIN_ATOMIC_GUESS_WORDS words, and the next loop on the queue pair
+ *    that starts at the same word of the same window guesses those: an
+ *    origin repeating an accumulate of bytes on one array takes one round
+ *    trip per word, not two.
  *
  * An operation of several words keeps up to RMAWIN_ATOMIC_LANES of them
  * in flight at once, one per lane (a work request with its completion
@@ -172,6 +177,12 @@ static struct rmawin_nic_last *rmawin_atomic_last(struct rmawin_req *req)
 	return req->peer ? &req->peer->nic_last : &req->win->ep->group->self_last;
 }
 
+/* The queue pair's remembered words. */
+static struct rmawin_nic_guess *rmawin_atomic_cache(struct rmawin_req *req)
+{
+	return req->peer ? &req->peer->nic_guess : &req->win->ep->group->self_guess;
+}
+
 /* The first guess for word @w. */
 static u64 rmawin_atomic_guess(struct rmawin_req *req, u32 w)
 {
@@ -179,6 +190,8 @@ static u64 rmawin_atomic_guess(struct rmawin_req *req, u32 w)
 	u64 addr, room;
 	u32 rkey;
 
+	if (w < req->acc.guess_n)
+		return req->acc.guess->vals[w];
 	if (rmawin_remote_addr(req->acc.remote, rmawin_atomic_word(req, w), &addr, &rkey, &room))
 		return 0;
 	return READ_ONCE(last->addr) == addr && READ_ONCE(last->rkey) == rkey ?
@@ -283,6 +296,8 @@ static void rmawin_atomic_word_done(struct rmawin_req *req, u32 w, u64 old)
 		now = old == data[1] ? data[0] : old;
 	else
 		now = rmawin_atomic_apply(req, w, old);
+	if (req->acc.guess && w < req->acc.guess->n)
+		req->acc.guess->vals[w] = now;
 	if (rmawin_remote_addr(req->acc.remote, rmawin_atomic_word(req, w), &addr, &rkey, &room))
 		return;
 	WRITE_ONCE(last->addr, addr);
@@ -384,6 +399,58 @@ static bool rmawin_atomic_room(struct rmawin_req *req)
 }
 
 /*
+ * A compare-and-swap loop of several words records what it leaves in its
+ * queue pair's remembered words, and takes its first guesses from them if
+ * the loop before started at the same word of the same window.  The array
+ * grows (only here, while no serial atomic is in flight on the queue pair,
+ * so no completion uses it) to the request's words, up to
+ * RMAWIN_ATOMIC_GUESS_WORDS; without memory the request records nothing.
+ */
+static void rmawin_atomic_guess_get(struct rmawin_req *req)
+{
+	struct rmawin_nic_guess *g = rmawin_atomic_cache(req);
+	u32 n = min_t(u32, rmawin_atomic_words(req), RMAWIN_ATOMIC_GUESS_WORDS);
+	u64 off = rmawin_atomic_word(req, 0);
+	bool same = g->vals && g->remote == req->acc.remote && g->off == off;
+
+	req->acc.guess = NULL;
+	req->acc.guess_n = 0;
+	if (n < 2 || !rmawin_atomic_loops(req))
+		return;
+	if (same)
+		req->acc.guess_n = min(n, g->n);
+	if (g->n < n) {
+		kvfree(g->vals);
+		g->vals = kvmalloc_array(n, sizeof(u64), GFP_KERNEL_ACCOUNT);
+		g->n = g->vals ? n : 0;
+		req->acc.guess_n = 0;
+		if (!g->vals)
+			return;
+	}
+	g->remote = req->acc.remote;
+	g->off = off;
+	req->acc.guess = g;
+}
+
+/**
+ * rmawin_atomic_guess_free() - free the queue pairs' remembered words
+ * @grp: the group, being torn down: no atomic is in flight
+ */
+void rmawin_atomic_guess_free(struct rmawin_group *grp)
+{
+	u32 i;
+
+	for (i = 0; i < grp->nranks; i++) {
+		kvfree(grp->peers[i].nic_guess.vals);
+		grp->peers[i].nic_guess.vals = NULL;
+		grp->peers[i].nic_guess.n = 0;
+	}
+	kvfree(grp->self_guess.vals);
+	grp->self_guess.vals = NULL;
+	grp->self_guess.n = 0;
+}
+
+/*
  * How many lanes the request gets: one per word, up to RMAWIN_ATOMIC_LANES
  * and the room in its send queue (at least one: rmawin_atomic_room() said
  * so, and only the endpoint's own calls, under its lock, post data there).
@@ -441,6 +508,8 @@ int rmawin_atomic_issue(struct rmawin_req *req, const struct rmawin_op_desc *op,
 	req->acc.nic = true;
 	req->acc.slot = -1;
 	req->acc.lanes = NULL;
+	req->acc.guess = NULL;
+	req->acc.guess_n = 0;
 	if (rmawin_acc_bufs(req, op))
 		return -ENOMEM;
 	req->acc.result_uaddr = u64_to_user_ptr(op->result);
@@ -462,6 +531,7 @@ int rmawin_atomic_issue(struct rmawin_req *req, const struct rmawin_op_desc *op,
 		return req->peer->error ?: -ECONNRESET;
 	if (READ_ONCE(grp->ep->dev->dead))
 		return -ENODEV;
+	rmawin_atomic_guess_get(req);
 	rmawin_atomic_lanes_get(req);
 	n = atomic_read(&req->acc.active);
 	/* before the post: its completion may run before the post returns */

@@ -174,6 +174,7 @@ void rmawin_group_destroy(struct rmawin_group *grp)
 			msleep(min_t(u32, delay, RMAWIN_RECV_DELAY_MAX));
 	}
 	rmawin_self_qp_destroy(grp);
+	rmawin_atomic_guess_free(grp);
 	/* every queue pair is drained: so is the receive work (msg.c) */
 	flush_work(&grp->rx_work);
 	/* no queue pair is left to reach into a window or a buffer */

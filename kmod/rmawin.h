@@ -247,6 +247,30 @@ struct rmawin_nic_last {
 	u64 val;
 };
 
+/* Words whose values a queue pair remembers for its next loop (atomic.c). */
+#define RMAWIN_ATOMIC_GUESS_WORDS	8192
+
+/**
+ * struct rmawin_nic_guess - the words the last compare-and-swap loop of
+ *	several words on a queue pair left, for the first guesses of the next
+ *	one on the same words (atomic.c)
+ * @remote: the target window's regions of that loop (compared, never
+ *	followed: a stale match only costs retries)
+ * @off: the window offset of its first word
+ * @n: words in @vals, at most RMAWIN_ATOMIC_GUESS_WORDS
+ * @vals: the value each word was left with, allocated (and charged) at
+ *	the first such loop, freed with the group
+ *
+ * Only the issue of such a loop, and its completions, touch it; on one
+ * queue pair they never overlap (a serial atomic runs alone there).
+ */
+struct rmawin_nic_guess {
+	const void *remote;
+	u64 off;
+	u32 n;
+	u64 *vals;
+};
+
 /**
  * struct rmawin_remote_mr - one memory region of a peer's window
  * @iova: the address the region starts at, as the peer's device knows it
@@ -431,6 +455,10 @@ struct rmawin_win {
  * @acc.off: atomics: the byte offset of the first element there
  * @acc.inl: @acc.data and @acc.result of an operation of at most
  *	RMAWIN_ACC_INLINE bytes: no allocation for it
+ * @acc.guess: atomics: its queue pair's remembered words, if it records
+ *	there (a compare-and-swap loop of several words), else NULL
+ * @acc.guess_n: words of @acc.guess that hold this request's first
+ *	guesses (those of a loop on the same words before), 0 if none
  * @acc.serial: atomics: takes more than one work request (a
  *	compare-and-swap loop, or several elements), the later ones posted
  *	from its completion handler: while it is in flight no other atomic
@@ -498,6 +526,8 @@ struct rmawin_req {
 			const struct rmawin_remote *remote;
 			u64 off;
 			u64 inl[3 * RMAWIN_ACC_INLINE / sizeof(u64)];
+			struct rmawin_nic_guess *guess;
+			u32 guess_n;
 			bool serial;
 		} acc;
 	};
@@ -574,6 +604,8 @@ struct rmawin_ctrl_buf {
  *	requests is in flight on @qp (atomic.c): no other may start before
  *	it is over, or it would overtake the rest of it
  * @nic_last: the word our last device atomic on @qp left (atomic.c)
+ * @nic_guess: the words our last compare-and-swap loop of several words
+ *	on @qp left (atomic.c)
  */
 struct rmawin_peer {
 	struct rmawin_group *grp;
@@ -605,6 +637,7 @@ struct rmawin_peer {
 	u32 max_inline;
 	bool nic_serial;
 	struct rmawin_nic_last nic_last;
+	struct rmawin_nic_guess nic_guess;
 };
 
 /**
@@ -715,6 +748,7 @@ struct rmawin_rcache {
  * @self_out: work requests in flight on @self_qp, at most RMAWIN_SELF_DEPTH
  * @self_serial: rmawin_peer.nic_serial for @self_qp
  * @self_last: rmawin_peer.nic_last for @self_qp
+ * @self_guess: rmawin_peer.nic_guess for @self_qp
  */
 struct rmawin_group {
 	struct rmawin_ep *ep;
@@ -752,6 +786,7 @@ struct rmawin_group {
 	atomic_t self_out;
 	bool self_serial;
 	struct rmawin_nic_last self_last;
+	struct rmawin_nic_guess self_guess;
 };
 
 /**
@@ -982,6 +1017,7 @@ void rmawin_acc_fail_all(struct rmawin_group *grp);
 int rmawin_atomic_win_setup(struct rmawin_win *win);
 void rmawin_atomic_win_free(struct rmawin_win *win);
 void rmawin_self_qp_destroy(struct rmawin_group *grp);
+void rmawin_atomic_guess_free(struct rmawin_group *grp);
 
 /* lock.c */
 int rmawin_win_lock_init(struct rmawin_win *win);
