@@ -20,6 +20,9 @@ MODULE_PARM_DESC(max_endpoints, "Endpoints (open /dev/rmawin files) one process 
 
 static atomic_t rmawin_ep_ids = ATOMIC_INIT(0);
 
+/* The lock class of every endpoint's window table (rmawin_ep_alloc()). */
+static struct lock_class_key rmawin_wins_lock_key;
+
 /* Endpoints per process (mm), as xa_mk_value() counts. */
 static DEFINE_XARRAY(rmawin_ep_owners);
 static DEFINE_MUTEX(rmawin_ep_owners_lock);
@@ -82,8 +85,13 @@ struct rmawin_ep *rmawin_ep_alloc(void)
 	INIT_LIST_HEAD(&ep->req_free);
 	INIT_LIST_HEAD(&ep->dev_node);
 	init_waitqueue_head(&ep->wq);
-	/* the receive CQ's softirq handlers look windows up (msg.c) */
+	/*
+	 * The receive CQ's softirq handlers look windows up (msg.c).  Its
+	 * own lock class: every xa_init() of one file shares one, and
+	 * @kmems is taken with bottom halves on.
+	 */
 	xa_init_flags(&ep->wins, XA_FLAGS_LOCK_BH);
+	lockdep_set_class(&ep->wins.xa_lock, &rmawin_wins_lock_key);
 	xa_init(&ep->kmems);
 	spin_lock_init(&ep->notify_lock);
 	INIT_LIST_HEAD(&ep->notify_q);

@@ -17,6 +17,9 @@
 
 #include "rmawin.h"
 
+/* The lock class of every group's accumulate requests (rmawin_group_alloc()). */
+static struct lock_class_key rmawin_acc_reqs_lock_key;
+
 #define RMAWIN_JOIN_TIMEOUT_MS	30000
 #define RMAWIN_QUIESCE_MS	5000
 
@@ -78,8 +81,13 @@ static struct rmawin_group *rmawin_group_alloc(struct rmawin_ep *ep,
 	}
 	grp->ep = ep;
 	xa_init(&grp->tables);
-	/* a send completion's peer failure walks it in softirq context */
+	/*
+	 * Replies and a send completion's peer failure walk it in softirq
+	 * context; its own lock class, apart from @tables' (taken with bottom
+	 * halves on), which every xa_init() of this file would share.
+	 */
 	xa_init_flags(&grp->acc_reqs, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_IRQ);
+	lockdep_set_class(&grp->acc_reqs.xa_lock, &rmawin_acc_reqs_lock_key);
 	grp->rank = j->rank;
 	grp->nranks = j->nranks;
 	/* where the caller lives: its addresses mean something only there */
