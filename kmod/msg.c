@@ -291,6 +291,7 @@ static void rmawin_rx_complete(struct rmawin_ctrl_buf *buf, struct ib_wc *wc)
 		rmawin_rx_defer(buf);
 }
 
+/* A receive completion, or the marker's of an orderly disconnect (@drain). */
 static void rmawin_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	rmawin_rx_complete(rmawin_cqe_to_buf(wc->wr_cqe), wc);
@@ -324,12 +325,6 @@ void rmawin_rx_work(struct work_struct *work)
 	}
 }
 
-/* The marker of an orderly disconnect: everything the peer sent is handled. */
-static void rmawin_drain_done(struct ib_cq *cq, struct ib_wc *wc)
-{
-	rmawin_rx_complete(container_of(wc->wr_cqe, struct rmawin_ctrl_buf, cqe), wc);
-}
-
 /**
  * rmawin_peer_leave() - a member disconnected in order
  * @peer: the peer, CONNECTED
@@ -357,7 +352,7 @@ void rmawin_peer_leave(struct rmawin_peer *peer)
 	spin_unlock_irqrestore(&grp->lock, flags);
 	if (!first)
 		return;
-	peer->drain.cqe.done = rmawin_drain_done;
+	peer->drain.cqe.done = rmawin_recv_done;
 	peer->drain.peer = peer;
 	peer->drain.slot = RMAWIN_RX_DRAIN;
 	if (ib_modify_qp(peer->qp, &attr, IB_QP_STATE) || ib_post_recv(peer->qp, &wr, NULL))
