@@ -187,14 +187,27 @@ void rmawin_ep_wake(struct rmawin_ep *ep, struct rmawin_win *win);
  * every sleeper, after ending their waits (@ep->unwait).  @win, if not
  * NULL, stays too: WIN_FREE refuses a window a thread waits on.  Anything
  * else read before the wait must be read again after it.
+ *
+ * It polls @cond for up to RMAWIN_WAIT_SPIN_NS before it sleeps, giving
+ * the CPU up at once if anything else wants it: a peer's answer often
+ * comes within a round trip, and a sleeper costs a wake-up across CPUs
+ * (msg.c handles the answer in softirq context, where a waker of its own
+ * would have been a kworker the sender waited for).
  */
+#define RMAWIN_WAIT_SPIN_NS	(50 * NSEC_PER_USEC)
+
 #define rmawin_wait_unlocked(ep, win, cond)					\
 ({									\
 	struct rmawin_ep *__we = (ep);					\
 	struct rmawin_win *__ww = (win);				\
+	u64 __wend;							\
 	int __wret;							\
 									\
 	rmawin_ep_sleep(__we, __ww);					\
+	__wend = ktime_get_ns() + RMAWIN_WAIT_SPIN_NS;			\
+	while (!(cond) && !READ_ONCE(__we->unwait) && !need_resched() &&	\
+	       !fatal_signal_pending(current) && ktime_get_ns() < __wend)	\
+		cpu_relax();						\
 	__wret = rmawin_wait_event(__we, (cond) || READ_ONCE(__we->unwait));	\
 	rmawin_ep_wake(__we, __ww);					\
 	__wret;								\
