@@ -194,23 +194,48 @@ void rmawin_ep_wake(struct rmawin_ep *ep, struct rmawin_win *win);
  * (msg.c handles the answer in softirq context, where a waker of its own
  * would have been a kworker the sender waited for).
  */
-#define RMAWIN_WAIT_SPIN_NS	(50 * NSEC_PER_USEC)
-
 #define rmawin_wait_unlocked(ep, win, cond)					\
 ({									\
 	struct rmawin_ep *__we = (ep);					\
 	struct rmawin_win *__ww = (win);				\
-	u64 __wend;							\
+	bool __wpolled = false;						\
 	int __wret;							\
 									\
 	rmawin_ep_sleep(__we, __ww);					\
-	__wend = ktime_get_ns() + RMAWIN_WAIT_SPIN_NS;			\
-	while (!(cond) && !READ_ONCE(__we->unwait) && !need_resched() &&	\
-	       !fatal_signal_pending(current) && ktime_get_ns() < __wend)	\
-		cpu_relax();						\
-	__wret = rmawin_wait_event(__we, (cond) || READ_ONCE(__we->unwait));	\
+	__wret = rmawin_wait_event(__we, rmawin_wait_polled(__we, cond, &__wpolled));	\
 	rmawin_ep_wake(__we, __ww);					\
 	__wret;								\
+})
+
+#define RMAWIN_WAIT_SPIN_NS	(50 * NSEC_PER_USEC)
+
+/*
+ * The condition of rmawin_wait_unlocked()'s wait: @cond, or the group's
+ * teardown.  Until *@polled, it polls them up to RMAWIN_WAIT_SPIN_NS,
+ * stopping early when the scheduler wants the CPU or on a fatal signal,
+ * then sets *@polled.  wait_event() evaluates its condition once before
+ * it prepares to sleep, in TASK_RUNNING: that evaluation polls, the ones
+ * after a wake-up (the task already set to sleep) do not.
+ */
+#define rmawin_wait_polled(ep, cond, polled)				\
+({									\
+	struct rmawin_ep *__pe = (ep);					\
+	bool *__pp = (polled);						\
+	u64 __pend = 0;							\
+	bool __pr;							\
+									\
+	for (;;) {							\
+		__pr = (cond) || READ_ONCE(__pe->unwait);		\
+		if (__pr || *__pp)					\
+			break;						\
+		if (!__pend)						\
+			__pend = ktime_get_ns() + RMAWIN_WAIT_SPIN_NS;	\
+		else if (need_resched() || fatal_signal_pending(current) ||	\
+			 ktime_get_ns() >= __pend)			\
+			*__pp = true;					\
+		cpu_relax();						\
+	}								\
+	__pr;								\
 })
 
 /* Control messages: small SEND/RECV messages between the kernels of a group. */
