@@ -166,6 +166,26 @@ static void two_joins(struct __test_metadata *_metadata, int n0, __u8 key0, int 
  * sees the other fail its proof, counts it, and gives up at the timeout
  * with -EKEYREJECTED.
  */
+/*
+ * The ports the tests listen on are never ones rdma_cm may give a
+ * connection of its own (the ephemeral range): one of those, drawn by a
+ * connect a moment earlier, made a rank's join fail with EADDRINUSE.
+ * The draw spans more than a block, so it crosses into the next one.
+ */
+TEST(test_ports_avoid_the_ephemeral_range)
+{
+	unsigned int lo, hi, first, last;
+	int n = RMAWIN_TEST_PORT_BLOCK + 2;
+
+	ASSERT_EQ(0, rmawin_test_ephemeral(&lo, &hi));
+	first = rmawin_test_ports(n);
+	last = first + n - 1;
+	EXPECT_TRUE(last < lo || first > hi)
+		TH_LOG("ports %u..%u overlap ip_local_port_range %u..%u", first, last, lo, hi);
+	EXPECT_GE(first, RMAWIN_TEST_PORT_MIN);
+	EXPECT_LE(last, RMAWIN_TEST_PORT_MAX);
+}
+
 TEST(join_wrong_key_ekeyrejected)
 {
 	long before = rmawin_stat("auth_failures");

@@ -16,7 +16,15 @@
  * use different ports.  The program claims its block for as long as any of
  * its processes lives (an abstract unix socket named after the block) and
  * takes the next free block if a program running side by side has that
- * one.  Every port is within RMAWIN_TEST_PORT_MIN .. RMAWIN_TEST_PORT_MAX.
+ * one.
+ *
+ * No port is in the kernel's ephemeral range (net.ipv4.ip_local_port_range,
+ * 32768..60999 by default): rdma_cm gives every connection that was not
+ * bound first, such as the module's own connects to its peers, a port from
+ * that range, so a listen port there can be taken by whichever connection
+ * drew it a moment before (EADDRINUSE).  Ports come from the larger of the
+ * two stretches of RMAWIN_TEST_PORT_MIN .. RMAWIN_TEST_PORT_MAX left beside
+ * the ephemeral range (20000..32767 by default).
  */
 #ifndef RMAWIN_SELFTEST_PORTS_H
 #define RMAWIN_SELFTEST_PORTS_H
@@ -31,11 +39,48 @@
 #include <sys/un.h>
 
 #define RMAWIN_TEST_PORT_MIN	20000
-#define RMAWIN_TEST_PORT_MAX	59999
+#define RMAWIN_TEST_PORT_MAX	65535
 #define RMAWIN_TEST_PORT_BLOCK	500
 
 /* The next port to hand out, in a page this process shares with its children. */
 static unsigned int *rmawin_test_port_next;
+/* The stretch ports come from, beside the ephemeral range */
+static unsigned int rmawin_test_port_lo = RMAWIN_TEST_PORT_MIN;
+static unsigned int rmawin_test_port_hi = RMAWIN_TEST_PORT_MAX;
+
+/* The kernel's ephemeral ports, [*lo, *hi]: 0, or -1 if it cannot tell. */
+static inline int rmawin_test_ephemeral(unsigned int *lo, unsigned int *hi)
+{
+	FILE *f = fopen("/proc/sys/net/ipv4/ip_local_port_range", "re");
+	int n;
+
+	if (!f)
+		return -1;
+	n = fscanf(f, "%u %u", lo, hi);
+	fclose(f);
+	return n == 2 && *lo <= *hi ? 0 : -1;
+}
+
+/* Pick the larger stretch of MIN..MAX outside the ephemeral range. */
+static inline void rmawin_test_port_stretch(void)
+{
+	unsigned int lo = 32768, hi = 60999, below, above;
+
+	if (rmawin_test_ephemeral(&lo, &hi))
+		fprintf(stderr, "rmawin_test_ports: no ip_local_port_range: assuming %u..%u\n",
+			lo, hi);
+	below = lo > RMAWIN_TEST_PORT_MIN ? lo - RMAWIN_TEST_PORT_MIN : 0;
+	above = hi < RMAWIN_TEST_PORT_MAX ? RMAWIN_TEST_PORT_MAX - hi : 0;
+	if (below < RMAWIN_TEST_PORT_BLOCK && above < RMAWIN_TEST_PORT_BLOCK) {
+		fprintf(stderr, "rmawin_test_ports: ephemeral range %u..%u leaves no block in %d..%d: using it anyway\n",
+			lo, hi, RMAWIN_TEST_PORT_MIN, RMAWIN_TEST_PORT_MAX);
+		return;
+	}
+	if (below >= above)
+		rmawin_test_port_hi = lo - 1;
+	else
+		rmawin_test_port_lo = hi + 1;
+}
 
 /* Claim block @b for this program: 0, or -1 if a program running now holds it. */
 static inline int rmawin_test_port_claim(unsigned int b)
@@ -54,8 +99,7 @@ static inline int rmawin_test_port_claim(unsigned int b)
 
 static void __attribute__((constructor)) rmawin_test_ports_init(void)
 {
-	const unsigned int nblocks =
-		(RMAWIN_TEST_PORT_MAX + 1 - RMAWIN_TEST_PORT_MIN) / RMAWIN_TEST_PORT_BLOCK;
+	unsigned int nblocks;
 	const char *s = getenv("RMAWIN_TEST_PORT_BASE"), *p;
 	unsigned int h = 2166136261u, b = 0, i;
 	char *end;
@@ -67,11 +111,15 @@ static void __attribute__((constructor)) rmawin_test_ports_init(void)
 		perror("rmawin_test_ports: mmap");
 		exit(1);
 	}
+	rmawin_test_port_stretch();
+	nblocks = (rmawin_test_port_hi + 1 - rmawin_test_port_lo) / RMAWIN_TEST_PORT_BLOCK;
+	if (!nblocks)
+		nblocks = 1;
 	if (s && *s) {
 		base = strtol(s, &end, 10);
-		if (*end || base < RMAWIN_TEST_PORT_MIN || base > RMAWIN_TEST_PORT_MAX) {
-			fprintf(stderr, "RMAWIN_TEST_PORT_BASE=%s: not a port in %d..%d\n", s,
-				RMAWIN_TEST_PORT_MIN, RMAWIN_TEST_PORT_MAX);
+		if (*end || base < rmawin_test_port_lo || base > rmawin_test_port_hi) {
+			fprintf(stderr, "RMAWIN_TEST_PORT_BASE=%s: not a port in %u..%u\n", s,
+				rmawin_test_port_lo, rmawin_test_port_hi);
 			exit(1);
 		}
 	} else {
@@ -85,7 +133,7 @@ static void __attribute__((constructor)) rmawin_test_ports_init(void)
 		}
 		if (i == nblocks)	/* all taken: share our own */
 			b = h % nblocks;
-		base = RMAWIN_TEST_PORT_MIN + (long)b * RMAWIN_TEST_PORT_BLOCK;
+		base = rmawin_test_port_lo + (long)b * RMAWIN_TEST_PORT_BLOCK;
 	}
 	*rmawin_test_port_next = base;
 }
@@ -101,7 +149,7 @@ static inline int rmawin_test_ports(int n)
 	if (n < 1)
 		n = 1;
 	do {
-		start = first + n > RMAWIN_TEST_PORT_MAX + 1 ? RMAWIN_TEST_PORT_MIN : first;
+		start = first + n > rmawin_test_port_hi + 1 ? rmawin_test_port_lo : first;
 	} while (!__atomic_compare_exchange_n(rmawin_test_port_next, &first, start + n, 0,
 					      __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST));
 	return start;
