@@ -125,8 +125,14 @@ static void rmawin_lk_take(struct rmawin_win *win, u32 rank)
 	}
 }
 
-/* @rank asks for the lock.  Return: 0, or -EPROTO if it has one already. */
-static int rmawin_lock_request(struct rmawin_win *win, u32 rank, u32 type)
+/*
+ * @rank asks for the lock: it holds it now if it fits and nobody waits;
+ * else it queues (@queue) or is refused.  A grant made while queueing is
+ * marked to be told; one made without is the caller's to use at once.
+ * Return: 0 (held or queued), -EAGAIN (refused), or -EPROTO if @rank holds
+ * or waits for the lock already.
+ */
+static int rmawin_lock_get(struct rmawin_win *win, u32 rank, u32 type, bool queue)
 {
 	struct rmawin_lock_mgr *lk = &win->lk;
 	struct rmawin_lock_waiter *w = &lk->w[rank];
@@ -136,17 +142,27 @@ static int rmawin_lock_request(struct rmawin_win *win, u32 rank, u32 type)
 	spin_lock_irqsave(&lk->lock, flags);
 	if (w->state != RMAWIN_WAITER_NONE) {
 		ret = -EPROTO;
-	} else {
+	} else if (list_empty(&lk->waiters) && rmawin_lk_fits(lk, type)) {
 		w->type = type;
-		if (list_empty(&lk->waiters) && rmawin_lk_fits(lk, type)) {
+		if (queue)
 			rmawin_lk_take(win, rank);
-		} else {
-			w->state = RMAWIN_WAITER_WAITING;
-			list_add_tail(&w->node, &lk->waiters);
-		}
+		else
+			rmawin_lk_hold(lk, w);
+	} else if (queue) {
+		w->type = type;
+		w->state = RMAWIN_WAITER_WAITING;
+		list_add_tail(&w->node, &lk->waiters);
+	} else {
+		ret = -EAGAIN;
 	}
 	spin_unlock_irqrestore(&lk->lock, flags);
 	return ret;
+}
+
+/* @rank asks for the lock.  Return: 0, or -EPROTO if it has one already. */
+static int rmawin_lock_request(struct rmawin_win *win, u32 rank, u32 type)
+{
+	return rmawin_lock_get(win, rank, type, true);
 }
 
 /**
@@ -167,22 +183,7 @@ static int rmawin_lock_request(struct rmawin_win *win, u32 rank, u32 type)
  */
 int rmawin_lock_try(struct rmawin_win *win, u32 rank, u32 type)
 {
-	struct rmawin_lock_mgr *lk = &win->lk;
-	struct rmawin_lock_waiter *w = &lk->w[rank];
-	unsigned long flags;
-	int ret = 0;
-
-	spin_lock_irqsave(&lk->lock, flags);
-	if (w->state != RMAWIN_WAITER_NONE) {
-		ret = -EPROTO;
-	} else if (!list_empty(&lk->waiters) || !rmawin_lk_fits(lk, type)) {
-		ret = -EAGAIN;
-	} else {
-		w->type = type;
-		rmawin_lk_hold(lk, w);
-	}
-	spin_unlock_irqrestore(&lk->lock, flags);
-	return ret;
+	return rmawin_lock_get(win, rank, type, false);
 }
 
 /**

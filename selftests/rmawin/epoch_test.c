@@ -205,40 +205,6 @@ TEST_F_TIMEOUT(path, every_op_as_exclusive_and_shared_epoch, 90)
 
 /* ---- one message ------------------------------------------------------------ */
 
-/* Counter @key of this process's endpoint (the debugfs file naming our pid), or -1 */
-static long ep_stat(const char *key)
-{
-	char path[300], line[128], name[64];
-	long val, pid, found, ret = -1;
-	struct dirent *d;
-	DIR *dir = opendir(RMAWIN_HOOK_DIR);
-	FILE *f;
-
-	while (dir && ret < 0 && (d = readdir(dir))) {
-		if (strncmp(d->d_name, "ep", 2))
-			continue;
-		snprintf(path, sizeof(path), RMAWIN_HOOK_DIR "%s", d->d_name);
-		f = fopen(path, "r");
-		if (!f)
-			continue;
-		pid = found = -1;
-		while (fgets(line, sizeof(line), f)) {
-			if (sscanf(line, "%63s %ld", name, &val) != 2)
-				continue;
-			if (!strcmp(name, "pid"))
-				pid = val;
-			else if (!strcmp(name, key))
-				found = val;
-		}
-		fclose(f);
-		if (pid == getpid())
-			ret = found;
-	}
-	if (dir)
-		closedir(dir);
-	return ret;
-}
-
 /* What msgs_rank() measured: control messages rank 0's endpoint sent for each epoch */
 enum { M_PUT, M_GET, M_FOP, M_LAZY_PUT, M_LAZY_GET, M_LAZY_FOP, M_LAZY_EMPTY, M_EAGER, M_N };
 static const char *const m_names[M_N] = {
@@ -270,9 +236,9 @@ static int msgs_rank(struct rmawin_ep *ep, void *arg)
 	RMAWIN_TEST_TRY(4, rmawin_barrier(ep));
 #define MEASURE(m, call)							\
 	do {									\
-		before = ep_stat("ctrl_msgs");					\
+		before = rmawin_test_ep_stat("ctrl_msgs");					\
 		RMAWIN_TEST_TRY(10 + (m), (call));				\
-		msgs[m] = before < 0 ? -1 : ep_stat("ctrl_msgs") - before;	\
+		msgs[m] = before < 0 ? -1 : rmawin_test_ep_stat("ctrl_msgs") - before;	\
 	} while (0)
 	if (me == 0) {
 		MEASURE(M_PUT, rma1(ep, eop(RMAWIN_OP_PUT, id, 1, EX, v, 32, 0)));
@@ -284,40 +250,40 @@ static int msgs_rank(struct rmawin_ep *ep, void *arg)
 					     RMAWIN_TYPE_INT64, &one, 8, 8, &r, NULL)));
 		CHECK(r == 0, "epoch fetch_and_op fetched %lld, want 0", (long long)r);
 
-		before = ep_stat("ctrl_msgs");
+		before = rmawin_test_ep_stat("ctrl_msgs");
 		RMAWIN_TEST_TRY(20, rmawin_lock(win, RMAWIN_LOCK_EXCLUSIVE, 1));
 		RMAWIN_TEST_TRY(21, rmawin_put(win, v, 32, 1, 4));
 		RMAWIN_TEST_TRY(22, rmawin_unlock(win, 1));
-		msgs[M_LAZY_PUT] = before < 0 ? -1 : ep_stat("ctrl_msgs") - before;
+		msgs[M_LAZY_PUT] = before < 0 ? -1 : rmawin_test_ep_stat("ctrl_msgs") - before;
 
 		memset(g, 0, sizeof(g));
-		before = ep_stat("ctrl_msgs");
+		before = rmawin_test_ep_stat("ctrl_msgs");
 		RMAWIN_TEST_TRY(23, rmawin_lock(win, RMAWIN_LOCK_SHARED, 1));
 		RMAWIN_TEST_TRY(24, rmawin_get(win, g, 32, 1, 4));
 		RMAWIN_TEST_TRY(25, rmawin_unlock(win, 1));
-		msgs[M_LAZY_GET] = before < 0 ? -1 : ep_stat("ctrl_msgs") - before;
+		msgs[M_LAZY_GET] = before < 0 ? -1 : rmawin_test_ep_stat("ctrl_msgs") - before;
 		CHECK(!memcmp(g, v, 32), "lazy get: wrong data");
 
 		r = -1;
-		before = ep_stat("ctrl_msgs");
+		before = rmawin_test_ep_stat("ctrl_msgs");
 		RMAWIN_TEST_TRY(26, rmawin_lock(win, RMAWIN_LOCK_EXCLUSIVE, 1));
 		RMAWIN_TEST_TRY(27, rmawin_fetch_and_op(win, &one, &r, RMAWIN_INT64, 1, 8,
 							RMAWIN_SUM));
 		RMAWIN_TEST_TRY(28, rmawin_unlock(win, 1));
-		msgs[M_LAZY_FOP] = before < 0 ? -1 : ep_stat("ctrl_msgs") - before;
+		msgs[M_LAZY_FOP] = before < 0 ? -1 : rmawin_test_ep_stat("ctrl_msgs") - before;
 		CHECK(r == 1, "lazy fetch_and_op fetched %lld, want 1", (long long)r);
 
-		before = ep_stat("ctrl_msgs");
+		before = rmawin_test_ep_stat("ctrl_msgs");
 		RMAWIN_TEST_TRY(29, rmawin_lock(win, RMAWIN_LOCK_EXCLUSIVE, 1));
 		RMAWIN_TEST_TRY(30, rmawin_unlock(win, 1));
-		msgs[M_LAZY_EMPTY] = before < 0 ? -1 : ep_stat("ctrl_msgs") - before;
+		msgs[M_LAZY_EMPTY] = before < 0 ? -1 : rmawin_test_ep_stat("ctrl_msgs") - before;
 
 		RMAWIN_TEST_TRY(31, rmawin_win_set_lazy_lock(win, 0));
-		before = ep_stat("ctrl_msgs");
+		before = rmawin_test_ep_stat("ctrl_msgs");
 		RMAWIN_TEST_TRY(32, rmawin_lock(win, RMAWIN_LOCK_EXCLUSIVE, 1));
 		RMAWIN_TEST_TRY(33, rmawin_put(win, v, 32, 1, 12));
 		RMAWIN_TEST_TRY(34, rmawin_unlock(win, 1));
-		msgs[M_EAGER] = before < 0 ? -1 : ep_stat("ctrl_msgs") - before;
+		msgs[M_EAGER] = before < 0 ? -1 : rmawin_test_ep_stat("ctrl_msgs") - before;
 	}
 #undef MEASURE
 	RMAWIN_TEST_TRY(40, rmawin_barrier(ep));
