@@ -262,6 +262,7 @@ int rmawin_acc_issue(struct rmawin_req *req, const struct rmawin_op_desc *op,
 
 	memset(m, 0, sizeof(*m));
 	m->win = cpu_to_le32(req->win->id);
+	m->epoch = t->epoch;
 	m->opcode = op->opcode;
 	m->acc_op = op->acc_op;
 	m->datatype = op->datatype;
@@ -283,7 +284,10 @@ static bool rmawin_acc_msg_ok(const struct rmawin_wire_acc *m, u16 len,
 	bool cas = m->opcode == RMAWIN_OP_CAS;
 	u64 off = le64_to_cpu(m->offset), end;
 
-	if (m->opcode < RMAWIN_OP_ACC || m->opcode > RMAWIN_OP_CAS || m->pad || !size)
+	if (m->opcode < RMAWIN_OP_ACC || m->opcode > RMAWIN_OP_CAS || !size)
+		return false;
+	/* a whole lock epoch comes in one fragment */
+	if (m->epoch > RMAWIN_WIRE_EPOCH_EXCLUSIVE || (m->epoch && m->res_off))
 		return false;
 	if (cas ? m->acc_op || n != size : !rmawin_acc_valid(m->acc_op, m->datatype))
 		return false;
@@ -300,9 +304,14 @@ static bool rmawin_acc_msg_ok(const struct rmawin_wire_acc *m, u16 len,
  * @p: struct rmawin_wire_acc and data
  * @len: payload bytes
  *
+ * A fragment that is a whole lock epoch (@epoch) is applied only if the
+ * window's lock can be had at once, and the lock is let go of after it
+ * (granting it to whoever waits); else the answer is -EAGAIN.
+ *
  * Context: the receive completion's softirq, or the receive work (msg.c);
  * never waits for the CQ.
- * Return: 0, -EPROTO for a fragment no honest origin sends, or for an
+ * Return: 0, -EPROTO for a fragment no honest origin sends (an epoch from
+ * a rank that holds or waits for the lock already among them), or for an
  * origin that leaves too many replies unreceived.
  */
 int rmawin_acc_recv(struct rmawin_peer *peer, u32 id, const void *p, u16 len)
@@ -313,21 +322,31 @@ int rmawin_acc_recv(struct rmawin_peer *peer, u32 id, const void *p, u16 len)
 		struct rmawin_wire_acc_reply r;
 		u64 old[RMAWIN_ACC_FRAG / sizeof(u64)];
 	} rep = {};
+	u32 n = le32_to_cpu(m->len), type = m->epoch - 1;
 	struct rmawin_win *win;
-	u32 n = le32_to_cpu(m->len);
+	int status = 0;
 	bool ok;
 
 	xa_lock_bh(&ep->wins);
 	win = xa_load(&ep->wins, le32_to_cpu(m->win));
 	ok = win && rmawin_acc_msg_ok(m, len, win);
-	if (ok)
+	if (ok && m->epoch) {
+		status = rmawin_lock_try(win, peer->rank, type);
+		ok = status != -EPROTO;
+	}
+	if (ok && !status)
 		rmawin_acc_apply_win(win, m->opcode, m->acc_op, m->datatype,
 				     le64_to_cpu(m->offset), n, m->data, rep.old);
+	if (ok && m->epoch && !status)
+		rmawin_lock_release(win, peer->rank, type);
 	xa_unlock_bh(&ep->wins);
 	if (!ok)
 		return -EPROTO;
+	if (m->epoch && !status)
+		rmawin_lock_send_grants(ep, le32_to_cpu(m->win));
+	rep.r.status = cpu_to_le32(status);
 	rep.r.res_off = m->res_off;
-	if (rmawin_acc_fetches(m->opcode))
+	if (rmawin_acc_fetches(m->opcode) && !status)
 		rep.r.len = cpu_to_le32(n);
 	else
 		n = 0;

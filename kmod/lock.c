@@ -99,18 +99,23 @@ static bool rmawin_lk_fits(struct rmawin_lock_mgr *lk, u32 type)
 						    !lk->exclusive;
 }
 
-/* @rank holds the lock now: take it, and mark that it must be told. */
-static void rmawin_lk_take(struct rmawin_win *win, u32 rank)
+/* @w holds the lock of its type now. */
+static void rmawin_lk_hold(struct rmawin_lock_mgr *lk, struct rmawin_lock_waiter *w)
 {
-	struct rmawin_lock_mgr *lk = &win->lk;
-	struct rmawin_lock_waiter *w = &lk->w[rank];
-
 	lockdep_assert_held(&lk->lock);
 	if (w->type == RMAWIN_LOCK_TYPE_EXCLUSIVE)
 		lk->exclusive = true;
 	else
 		lk->shared++;
 	w->state = RMAWIN_WAITER_HELD;
+}
+
+/* @rank holds the lock now: take it, and mark that it must be told. */
+static void rmawin_lk_take(struct rmawin_win *win, u32 rank)
+{
+	struct rmawin_lock_mgr *lk = &win->lk;
+
+	rmawin_lk_hold(lk, &lk->w[rank]);
 	if (rank == win->ep->group->rank) {
 		/* our own request: its caller holds the endpoint, window and all */
 		set_bit(rank, win->granted);
@@ -120,8 +125,14 @@ static void rmawin_lk_take(struct rmawin_win *win, u32 rank)
 	}
 }
 
-/* @rank asks for the lock.  Return: 0, or -EPROTO if it has one already. */
-static int rmawin_lock_request(struct rmawin_win *win, u32 rank, u32 type)
+/*
+ * @rank asks for the lock: it holds it now if it fits and nobody waits;
+ * else it queues (@queue) or is refused.  A grant made while queueing is
+ * marked to be told; one made without is the caller's to use at once.
+ * Return: 0 (held or queued), -EAGAIN (refused), or -EPROTO if @rank holds
+ * or waits for the lock already.
+ */
+static int rmawin_lock_get(struct rmawin_win *win, u32 rank, u32 type, bool queue)
 {
 	struct rmawin_lock_mgr *lk = &win->lk;
 	struct rmawin_lock_waiter *w = &lk->w[rank];
@@ -131,24 +142,63 @@ static int rmawin_lock_request(struct rmawin_win *win, u32 rank, u32 type)
 	spin_lock_irqsave(&lk->lock, flags);
 	if (w->state != RMAWIN_WAITER_NONE) {
 		ret = -EPROTO;
-	} else {
+	} else if (list_empty(&lk->waiters) && rmawin_lk_fits(lk, type)) {
 		w->type = type;
-		if (list_empty(&lk->waiters) && rmawin_lk_fits(lk, type)) {
+		if (queue)
 			rmawin_lk_take(win, rank);
-		} else {
-			w->state = RMAWIN_WAITER_WAITING;
-			list_add_tail(&w->node, &lk->waiters);
-		}
+		else
+			rmawin_lk_hold(lk, w);
+	} else if (queue) {
+		w->type = type;
+		w->state = RMAWIN_WAITER_WAITING;
+		list_add_tail(&w->node, &lk->waiters);
+	} else {
+		ret = -EAGAIN;
 	}
 	spin_unlock_irqrestore(&lk->lock, flags);
 	return ret;
 }
 
-/*
- * @rank lets go of its lock of @type; whoever is next in line, in order,
- * gets it.  Return: 0, or -EPROTO if @rank holds no such lock.
+/* @rank asks for the lock.  Return: 0, or -EPROTO if it has one already. */
+static int rmawin_lock_request(struct rmawin_win *win, u32 rank, u32 type)
+{
+	return rmawin_lock_get(win, rank, type, true);
+}
+
+/**
+ * rmawin_lock_try() - take the lock for @rank now, or not at all
+ * @win: the window; the caller holds the window table's lock
+ * @rank: who asks
+ * @type: RMAWIN_LOCK_TYPE_SHARED or RMAWIN_LOCK_TYPE_EXCLUSIVE
+ *
+ * For a lock epoch that comes whole in one message (RMAWIN_WIRE_EPOCH_*):
+ * nobody is told of the grant, the caller releases the lock with
+ * rmawin_lock_release() once the epoch's operation is applied.  Nobody
+ * waiting is overtaken.
+ *
+ * Context: any.
+ * Return: 0 if @rank holds it now; -EAGAIN if it cannot have it at once
+ * (a holder in a conflicting mode, or others waiting); -EPROTO if @rank
+ * holds or waits for this window's lock already.
  */
-static int rmawin_lock_release(struct rmawin_win *win, u32 rank, u32 type)
+int rmawin_lock_try(struct rmawin_win *win, u32 rank, u32 type)
+{
+	return rmawin_lock_get(win, rank, type, false);
+}
+
+/**
+ * rmawin_lock_release() - @rank lets go of its lock of @type
+ * @win: the window; the caller holds the window table's lock, or is its owner
+ * @rank: the holder
+ * @type: the type it holds
+ *
+ * Whoever is next in line, in order, gets the lock; rmawin_lock_send_grants()
+ * tells them, once the caller has dropped the window table's lock.
+ *
+ * Context: any.
+ * Return: 0, or -EPROTO if @rank holds no such lock.
+ */
+int rmawin_lock_release(struct rmawin_win *win, u32 rank, u32 type)
 {
 	struct rmawin_lock_mgr *lk = &win->lk;
 	struct rmawin_lock_waiter *w = &lk->w[rank], *next, *tmp;
@@ -196,8 +246,15 @@ static u32 rmawin_grants_take(struct rmawin_ep *ep, u32 win_id, u32 *ranks)
 	return n;
 }
 
-/* Send the grants marked for window @win_id, without holding it. */
-static void rmawin_lock_send_grants(struct rmawin_ep *ep, u32 win_id)
+/**
+ * rmawin_lock_send_grants() - send the grants marked for window @win_id
+ * @ep: the endpoint
+ * @win_id: the window, looked up anew for each batch of grants
+ *
+ * Context: any; the caller holds neither the window table's lock nor the
+ * window's lock manager's.
+ */
+void rmawin_lock_send_grants(struct rmawin_ep *ep, u32 win_id)
 {
 	struct rmawin_group *grp = ep->group;
 	u32 ranks[RMAWIN_GRANT_BATCH], n, i;

@@ -182,6 +182,48 @@ int rmawin_win_complete(struct rmawin_win *win)
 	return ret;
 }
 
+#define RMAWIN_OP_F_EPOCH	(RMAWIN_OP_F_EPOCH_SHARED | RMAWIN_OP_F_EPOCH_EXCLUSIVE)
+
+/*
+ * RMAWIN_OP_F_EPOCH_*: may @op be a whole lock epoch of its own?  In place
+ * of the access epoch check: the window must be in no epoch here, as for
+ * RMAWIN_IOC_LOCK.  Return: 0 (@t->epoch set) or the uAPI's errno.
+ */
+static int rmawin_epoch_op_check(struct rmawin_ep *ep, const struct rmawin_op_desc *op,
+				 struct rmawin_target *t)
+{
+	struct rmawin_win *win = t->win;
+
+	if (op->flags != RMAWIN_OP_F_EPOCH_SHARED && op->flags != RMAWIN_OP_F_EPOCH_EXCLUSIVE)
+		return -EINVAL;
+	if (t->ring || op->target == ep->group->rank || !op->len ||
+	    op->opcode == RMAWIN_OP_PUT_NOTIFY)
+		return -EINVAL;
+	if (op->len > RMAWIN_EPOCH_OP_MAX)
+		return -EMSGSIZE;
+	if (win->nheld || win->pscw.started || win->pscw.waiting ||
+	    (win->fence_open && win->fence_ops))
+		return -EBUSY;
+	t->epoch = op->flags == RMAWIN_OP_F_EPOCH_SHARED ? RMAWIN_WIRE_EPOCH_SHARED :
+							   RMAWIN_WIRE_EPOCH_EXCLUSIVE;
+	return 0;
+}
+
+/*
+ * The target's CPU applies an epoch operation.  On a window whose
+ * accumulates take the device's atomics, another holder of a shared lock
+ * could have one of those under way at the same element, which the CPU's
+ * update would not be atomic against: an accumulate there takes the lock
+ * exclusive at the target, for the moment it is applied (granted only
+ * while nobody else holds it, so no device atomic is under way).
+ */
+static void rmawin_epoch_op_path(const struct rmawin_op_def *def, struct rmawin_target *t)
+{
+	if (def->acc && t->atomic)
+		t->epoch = RMAWIN_WIRE_EPOCH_EXCLUSIVE;
+	t->atomic = false;
+}
+
 static int rmawin_op_check(struct rmawin_ep *ep, const struct rmawin_op_desc *op,
 			   struct rmawin_target *t)
 {
@@ -197,7 +239,7 @@ static int rmawin_op_check(struct rmawin_ep *ep, const struct rmawin_op_desc *op
 	if (op->opcode == RMAWIN_OP_FLUSH)
 		return rmawin_flush_check(ep, op, &t->win);
 	def = rmawin_op_def(op->opcode);
-	if (op->flags || op->reserved || (op->tag && !def->tag))
+	if ((op->flags & ~RMAWIN_OP_F_EPOCH) || op->reserved || (op->tag && !def->tag))
 		return -EINVAL;
 	if (!def->acc && (op->acc_op || op->datatype || op->result || op->compare))
 		return -EINVAL;
@@ -215,7 +257,7 @@ static int rmawin_op_check(struct rmawin_ep *ep, const struct rmawin_op_desc *op
 		length = t->remote->length;
 		unit = t->remote->disp_unit;
 	}
-	ret = rmawin_epoch_check(t->win, op->target);
+	ret = op->flags ? rmawin_epoch_op_check(ep, op, t) : rmawin_epoch_check(t->win, op->target);
 	if (ret)
 		return ret;
 	if (check_mul_overflow(op->target_disp, (u64)unit, &t->off) ||
@@ -224,6 +266,8 @@ static int rmawin_op_check(struct rmawin_ep *ep, const struct rmawin_op_desc *op
 	ret = def->check(op);
 	if (!ret && def->acc)
 		ret = rmawin_atomic_check(t, op);
+	if (!ret && t->epoch)
+		rmawin_epoch_op_path(def, t);
 	return ret;
 }
 
@@ -299,6 +343,36 @@ static int rmawin_op_remote(struct rmawin_ep *ep, const struct rmawin_op_desc *o
 	return ret;
 }
 
+/*
+ * A whole lock epoch: the operation goes as the accumulate the target's
+ * kernel applies under its lock (a put as byte REPLACE, a get as byte
+ * NO_OP fetching into the get's buffer) in one fragment, and the call
+ * returns when it is answered, as an unlock would.
+ */
+static int rmawin_epoch_op_issue(struct rmawin_ep *ep, const struct rmawin_op_desc *op,
+				 const struct rmawin_target *t)
+{
+	struct rmawin_op_desc acc = *op;
+	int ret;
+
+	BUILD_BUG_ON(RMAWIN_EPOCH_OP_MAX > RMAWIN_ACC_FRAG);
+	if (op->opcode == RMAWIN_OP_PUT || op->opcode == RMAWIN_OP_GET) {
+		acc.acc_op = RMAWIN_ACC_REPLACE;
+		acc.datatype = RMAWIN_TYPE_UINT8;
+		acc.opcode = RMAWIN_OP_ACC;
+	}
+	if (op->opcode == RMAWIN_OP_GET) {
+		acc.acc_op = RMAWIN_ACC_NO_OP;
+		acc.opcode = RMAWIN_OP_GET_ACC;
+		acc.result = op->origin;
+		acc.origin = 0;
+	}
+	/* as RMAWIN_IOC_LOCK: an empty fence epoch ends here */
+	t->win->fence_open = false;
+	ret = rmawin_op_remote(ep, &acc, t);
+	return ret ?: rmawin_win_complete(t->win);
+}
+
 static int rmawin_op_issue(struct rmawin_ep *ep, const struct rmawin_op_desc *op,
 			   const struct rmawin_target *t)
 {
@@ -306,6 +380,8 @@ static int rmawin_op_issue(struct rmawin_ep *ep, const struct rmawin_op_desc *op
 	if (op->opcode == RMAWIN_OP_FLUSH)
 		return rmawin_win_complete(t->win);
 	rmawin_count(ep, RMAWIN_CNT_OPS, 1);
+	if (t->epoch)
+		return rmawin_epoch_op_issue(ep, op, t);
 	t->win->fence_ops++;
 	if (!op->len)
 		return 0;
@@ -444,7 +520,9 @@ int rmawin_ioctl_rma(struct rmawin_ep *ep, void *arg)
 	ret = rmawin_ep_check_group(ep);
 	/* all or nothing: every operation is checked before one is issued */
 	for (i = 0; !ret && i < r->nops; i++)
-		ret = rmawin_op_check(ep, &ops[i], &targets[i]);
+		/* a whole lock epoch comes alone */
+		ret = r->nops > 1 && ops[i].flags ? -EINVAL :
+		      rmawin_op_check(ep, &ops[i], &targets[i]);
 	for (i = 0; !ret && i < r->nops; i++)
 		ret = rmawin_op_issue(ep, &ops[i], &targets[i]);
 	if (!ret && (r->flags & RMAWIN_RMA_QUIET))

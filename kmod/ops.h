@@ -16,6 +16,8 @@
  * @ring: from the poller: never pin
  * @atomic: through the device's atomics (rmawin_atomic_check()); then
  *	@remote is set for this rank's own window too
+ * @epoch: 0, or RMAWIN_WIRE_EPOCH_*: the operation is a whole lock epoch
+ *	(RMAWIN_OP_F_EPOCH_*, rmawin_epoch_op_check())
  */
 struct rmawin_target {
 	struct rmawin_win *win;
@@ -23,6 +25,7 @@ struct rmawin_target {
 	u64 off;
 	bool ring;
 	bool atomic;
+	u8 epoch;
 };
 
 /**

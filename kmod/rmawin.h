@@ -1064,6 +1064,9 @@ int rmawin_ioctl_lock(struct rmawin_ep *ep, void *arg);
 int rmawin_ioctl_unlock(struct rmawin_ep *ep, void *arg);
 int rmawin_ioctl_flush(struct rmawin_ep *ep, void *arg);
 int rmawin_epoch_check(struct rmawin_win *win, u32 target);
+int rmawin_lock_try(struct rmawin_win *win, u32 rank, u32 type);
+int rmawin_lock_release(struct rmawin_win *win, u32 rank, u32 type);
+void rmawin_lock_send_grants(struct rmawin_ep *ep, u32 win_id);
 int rmawin_flush_check(struct rmawin_ep *ep, const struct rmawin_op_desc *op,
 		       struct rmawin_win **win);
 

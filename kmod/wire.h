@@ -142,7 +142,7 @@ struct rmawin_wire_group_addr {
 
 /* ---- Control messages ------------------------------------------------- */
 
-#define RMAWIN_WIRE_VERSION	3
+#define RMAWIN_WIRE_VERSION	4
 /* Bytes per control message buffer, header included. */
 #define RMAWIN_CTRL_SIZE	512
 
@@ -254,7 +254,11 @@ struct rmawin_wire_desc {
  * @opcode: RMAWIN_OP_ACC .. RMAWIN_OP_CAS
  * @acc_op: enum rmawin_acc_op (0 for CAS)
  * @datatype: enum rmawin_datatype
- * @pad: zero
+ * @epoch: 0, or RMAWIN_WIRE_EPOCH_*: the operation is a whole lock epoch
+ *	of its own, in this one fragment (@res_off 0): the target takes its
+ *	window's lock in that mode if it can grant it at once, applies the
+ *	fragment and releases the lock; else it applies nothing and answers
+ *	-EAGAIN
  * @offset: byte offset in the window
  * @len: data bytes, whole elements, at most RMAWIN_ACC_FRAG
  * @res_off: the fragment's offset in the operation, echoed in the reply
@@ -265,12 +269,16 @@ struct rmawin_wire_acc {
 	__u8 opcode;
 	__u8 acc_op;
 	__u8 datatype;
-	__u8 pad;
+	__u8 epoch;
 	__le64 offset;
 	__le32 len;
 	__le32 res_off;
 	__u8 data[];
 };
+
+/* rmawin_wire_acc.epoch: the lock type + 1 */
+#define RMAWIN_WIRE_EPOCH_SHARED	1
+#define RMAWIN_WIRE_EPOCH_EXCLUSIVE	2
 
 /**
  * struct rmawin_wire_acc_reply - RMAWIN_MSG_ACC_REPLY

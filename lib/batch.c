@@ -149,9 +149,14 @@ int rmawin_batch_compare_and_swap(struct rmawin_batch *batch, struct rmawin_win 
 int rmawin_batch_submit(struct rmawin_batch *batch)
 {
 	unsigned int n;
+	int ret;
 
 	if (!batch)
 		return -EINVAL;
+	/* locks noted on lazy windows are taken first (lazy.c) */
+	ret = rmawin__lazy_settle_all(batch->ep);
+	if (ret)
+		return ret;
 	n = batch->n;
 	batch->n = 0;
 	return n ? rmawin__submit(batch->ep, batch->ops, n, batch->win) : 0;

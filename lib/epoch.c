@@ -114,7 +114,8 @@ static int rmawin_acc_align(const struct rmawin_win *win, const struct rmawin_op
 	return off % size ? -EINVAL : 0;
 }
 
-static int rmawin_op_check_locked(const struct rmawin_win *win, const struct rmawin_op_desc *op)
+/* rmawin__op_check(), under the endpoint's lock */
+int rmawin__op_check_locked(const struct rmawin_win *win, const struct rmawin_op_desc *op)
 {
 	const struct rmawin_win_rank *r;
 	uint64_t off, end;
@@ -157,7 +158,7 @@ int rmawin__op_check(const struct rmawin_win *win, const struct rmawin_op_desc *
 	int ret;
 
 	pthread_mutex_lock(&win->ep->lock);
-	ret = rmawin_op_check_locked(win, op);
+	ret = rmawin__op_check_locked(win, op);
 	pthread_mutex_unlock(&win->ep->lock);
 	return ret;
 }
@@ -259,6 +260,12 @@ static void rmawin_epoch_complete(struct rmawin_win *win, int ret)
 		win->epoch.unknown = 1;
 	else
 		win->epoch.started = 0;
+}
+
+/* A lock of @target noted (lazy.c), as if taken; the caller holds the endpoint's lock. */
+void rmawin__epoch_note_lock(struct rmawin_win *win, uint32_t target)
+{
+	rmawin_epoch_lock(win, target, 0);
 }
 
 /* The updates, each under the endpoint's lock: after the call they follow. */

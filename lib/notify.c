@@ -17,7 +17,9 @@ int rmawin_put_notify(struct rmawin_win *win, const void *origin, size_t len, in
 	if (ret)
 		return ret;
 	d.tag = tag;
-	return rmawin__submit(win->ep, &d, 1, win);
+	/* a lock only noted (lazy.c) is taken first */
+	ret = rmawin__lazy_settle(win);
+	return ret ?: rmawin__submit(win->ep, &d, 1, win);
 }
 
 int rmawin_notify_wait(struct rmawin_win *win, struct rmawin_notification *n, int timeout_ms)

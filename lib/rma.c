@@ -161,11 +161,15 @@ int rmawin__rma_desc(struct rmawin_win *win, uint8_t opcode, const void *origin,
  * once, and a transfer's error at the window's next synchronization), else
  * issued and waited for.
  */
-static int rmawin_queue_one(struct rmawin_win *win, struct rmawin_op_desc *op)
+int rmawin__queue_one(struct rmawin_win *win, struct rmawin_op_desc *op)
 {
+	uint64_t ticket;
 	int ret;
 
-	uint64_t ticket;
+	/* kept for a lock that is only noted (lazy.c), or that lock taken first */
+	ret = rmawin__lazy_op(win, op);
+	if (ret)
+		return ret < 0 ? ret : 0;
 
 	if (win->ep->ring && rmawin_ring_takes(op)) {
 		ret = rmawin__op_check(win, op);
@@ -200,7 +204,7 @@ static int rmawin_rma_one(struct rmawin_win *win, uint8_t opcode, const void *or
 	struct rmawin_op_desc op;
 	int ret = rmawin__rma_desc(win, opcode, origin, len, target, target_disp, &op);
 
-	return ret ?: rmawin_queue_one(win, &op);
+	return ret ?: rmawin__queue_one(win, &op);
 }
 
 int rmawin_put(struct rmawin_win *win, const void *origin, size_t len, int target,
@@ -274,7 +278,7 @@ static int rmawin_acc_one(struct rmawin_win *win, uint8_t opcode, const void *or
 	int ret = rmawin__acc_desc(win, opcode, origin, compare, result, count, type, target,
 				   target_disp, op, &d);
 
-	return ret ?: rmawin_queue_one(win, &d);
+	return ret ?: rmawin__queue_one(win, &d);
 }
 
 int rmawin_accumulate(struct rmawin_win *win, const void *origin, size_t count,

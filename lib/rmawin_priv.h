@@ -38,6 +38,7 @@
  *	(rma.c); read and changed atomically
  * @rma_quiet: the kernel has RMAWIN_RMA_QUIET
  * @nic_ints: the kernel has RMAWIN_FEAT_NIC_INT_ATOMICS
+ * @epoch_op: the kernel has RMAWIN_FEAT_EPOCH_OP
  */
 struct rmawin_ep {
 	int fd;
@@ -53,6 +54,7 @@ struct rmawin_ep {
 	uint64_t issue;
 	int rma_quiet;
 	int nic_ints;
+	int epoch_op;
 };
 
 #define RMAWIN_ISSUE_SHIFT	24
@@ -76,6 +78,9 @@ struct rmawin_ep {
  * @quiet: the ticket of @ep->issue after which the kernel said the window
  *	had nothing in flight (RMAWIN_RMA_QUIET), else ~0: while no call has
  *	taken a ticket since, a flush has nothing to do (rma.c)
+ * @lazy: rmawin_win_set_lazy_lock(): a lock may be noted, not taken
+ * @late: the lock noted and the operation kept for it (lazy.c), under
+ *	@ep->lock
  */
 struct rmawin_win {
 	struct rmawin_ep *ep;
@@ -97,6 +102,14 @@ struct rmawin_win {
 		unsigned char *held;	/* per rank: locked */
 	} epoch;
 	uint64_t quiet;
+	int lazy;
+	struct rmawin__late {
+		int pending;		/* a lock of @target is noted, not taken */
+		uint32_t target;
+		uint32_t type;		/* RMAWIN_LOCK_TYPE_* */
+		int nops;		/* 1: @op is kept for the epoch */
+		struct rmawin_op_desc op;
+	} late;
 };
 
 /* syscall.c */
@@ -122,6 +135,7 @@ unsigned int rmawin__ring_run(struct rmawin_ep *ep, struct rmawin_op_desc *ops, 
 /* rma.c: operations through the ring when it can take them, else by ioctl */
 int rmawin__submit(struct rmawin_ep *ep, struct rmawin_op_desc *ops, unsigned int n,
 		   struct rmawin_win *win);
+int rmawin__queue_one(struct rmawin_win *win, struct rmawin_op_desc *op);
 uint64_t rmawin__issue_begin(struct rmawin_ep *ep);
 void rmawin__issue_end(struct rmawin_ep *ep, uint64_t ticket, struct rmawin_win *quiet);
 int rmawin__win_quiet(const struct rmawin_win *win);
@@ -140,12 +154,21 @@ void rmawin__wins_error(struct rmawin_ep *ep, int err);
 int rmawin__epoch_init(struct rmawin_win *win);
 void rmawin__epoch_free(struct rmawin_win *win);
 int rmawin__op_check(const struct rmawin_win *win, const struct rmawin_op_desc *op);
+int rmawin__op_check_locked(const struct rmawin_win *win, const struct rmawin_op_desc *op);
+void rmawin__epoch_note_lock(struct rmawin_win *win, uint32_t target);
 int rmawin__flush_allowed(const struct rmawin_win *win, uint32_t target);
 void rmawin__epoch_fence(struct rmawin_win *win, unsigned int flags, int ret);
 void rmawin__epoch_lock(struct rmawin_win *win, uint32_t target, int ret);
 void rmawin__epoch_unlock(struct rmawin_win *win, uint32_t target, int ret);
 void rmawin__epoch_start(struct rmawin_win *win, const uint32_t *targets, int n, int ret);
 void rmawin__epoch_complete(struct rmawin_win *win, int ret);
+
+/* lazy.c: locks noted at rmawin_lock(), taken late or never */
+int rmawin__lazy_settle(struct rmawin_win *win);
+int rmawin__lazy_settle_all(struct rmawin_ep *ep);
+int rmawin__lazy_lock(struct rmawin_win *win, uint32_t type, uint32_t target);
+int rmawin__lazy_op(struct rmawin_win *win, const struct rmawin_op_desc *op);
+int rmawin__lazy_unlock(struct rmawin_win *win, uint32_t target, int *res);
 
 /* endpoint.c: rmawin_ep_open(), the current version */
 int rmawin__ep_open(const struct rmawin_ep_attr *attr, struct rmawin_ep **epp);

@@ -6,7 +6,9 @@
  * kernel has seen them; the calls that complete operations (fence,
  * complete, unlock, flush) then return the first error of one that was
  * queued, if any, before their own; and every call keeps the library's view
- * of the window's epochs (epoch.c) in step.
+ * of the window's epochs (epoch.c) in step.  A lock only noted (lazy.c) is
+ * taken before any other synchronization of its window, whose result is
+ * then that of the lock if it failed.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -17,17 +19,19 @@
 int rmawin_fence(struct rmawin_win *win, unsigned int assert_flags)
 {
 	struct rmawin_fence f;
-	int ret;
+	int ret, late;
 
 	if (!win)
 		return -EINVAL;
+	/* collective: the fence goes on even if a noted lock could not be taken */
+	late = rmawin__lazy_settle(win);
 	rmawin__ring_drain(win->ep);
 	memset(&f, 0, sizeof(f));
 	f.flags = assert_flags;
 	f.win = win->id;
 	ret = rmawin__ioctl_struct(win->ep->fd, RMAWIN_IOC_FENCE, &f);
 	rmawin__epoch_fence(win, assert_flags, ret);
-	return rmawin__win_result(win, ret);
+	return late ?: rmawin__win_result(win, ret);
 }
 
 /* POST and START: the group as __u32 ranks, as the ABI wants them. */
@@ -39,6 +43,9 @@ static int rmawin_pscw_group(struct rmawin_win *win, unsigned long req, const in
 
 	if (!win || !ranks || n < 1)
 		return -EINVAL;
+	ret = rmawin__lazy_settle(win);
+	if (ret)
+		return ret;
 	u = calloc(n, sizeof(*u));
 	if (!u)
 		return -ENOMEM;
@@ -79,6 +86,9 @@ static int rmawin_pscw_end(struct rmawin_win *win, unsigned long req, uint32_t f
 
 	if (!win)
 		return -EINVAL;
+	ret = rmawin__lazy_settle(win);
+	if (ret)
+		return ret;
 	rmawin__ring_drain(win->ep);
 	memset(&p, 0, sizeof(p));
 	p.flags = flags;
@@ -120,6 +130,9 @@ static int rmawin_passive(struct rmawin_win *win, unsigned long req, uint32_t ta
 
 	if (!win)
 		return -EINVAL;
+	ret = rmawin__lazy_settle(win);
+	if (ret)
+		return ret;
 	rmawin__ring_drain(win->ep);
 	memset(&p, 0, sizeof(p));
 	p.win = win->id;
@@ -142,16 +155,27 @@ static uint32_t rmawin_rank_arg(int target)
 
 int rmawin_lock(struct rmawin_win *win, enum rmawin_lock_type type, int target)
 {
-	if ((unsigned int)type > RMAWIN_LOCK_EXCLUSIVE)
+	uint32_t t = rmawin_rank_arg(target), lt;
+	int ret;
+
+	if (!win || (unsigned int)type > RMAWIN_LOCK_EXCLUSIVE)
 		return -EINVAL;
-	return rmawin_passive(win, RMAWIN_IOC_LOCK, rmawin_rank_arg(target),
-			      type == RMAWIN_LOCK_EXCLUSIVE ? RMAWIN_LOCK_TYPE_EXCLUSIVE :
-							      RMAWIN_LOCK_TYPE_SHARED);
+	lt = type == RMAWIN_LOCK_EXCLUSIVE ? RMAWIN_LOCK_TYPE_EXCLUSIVE : RMAWIN_LOCK_TYPE_SHARED;
+	/* noted only, on a lazy window (lazy.c) */
+	ret = rmawin__lazy_lock(win, lt, t);
+	if (ret)
+		return ret < 0 ? ret : 0;
+	return rmawin_passive(win, RMAWIN_IOC_LOCK, t, lt);
 }
 
 int rmawin_unlock(struct rmawin_win *win, int target)
 {
-	return rmawin_passive(win, RMAWIN_IOC_UNLOCK, rmawin_rank_arg(target), 0);
+	uint32_t t = rmawin_rank_arg(target);
+	int res;
+
+	if (win && rmawin__lazy_unlock(win, t, &res))
+		return res;
+	return rmawin_passive(win, RMAWIN_IOC_UNLOCK, t, 0);
 }
 
 int rmawin_lock_all(struct rmawin_win *win)
@@ -173,6 +197,12 @@ static int rmawin_flush_target(struct rmawin_win *win, uint32_t target)
 	struct rmawin_op_desc op;
 	int res;
 
+	if (win) {
+		/* a kept operation is issued now, under its lock */
+		res = rmawin__lazy_settle(win);
+		if (res)
+			return res;
+	}
 	if (win && rmawin__win_quiet(win) && rmawin__flush_allowed(win, target))
 		return rmawin__win_result(win, 0);
 	/* by ioctl while the poller yields, as a lone operation goes */

@@ -166,10 +166,12 @@ int rmawin_win_allocate(struct rmawin_ep *ep, size_t size, unsigned int disp_uni
 int rmawin_win_free(struct rmawin_win *win)
 {
 	struct rmawin_win_free f;
-	int ret;
+	int ret, late;
 
 	if (!win)
 		return -EINVAL;
+	/* collective: a noted lock's failure does not keep the others waiting */
+	late = rmawin__lazy_settle(win);
 	rmawin__ring_drain(win->ep);
 	memset(&f, 0, sizeof(f));
 	f.win = win->id;
@@ -177,7 +179,7 @@ int rmawin_win_free(struct rmawin_win *win)
 	/* another thread waits on it: nothing was done, it stays */
 	if (ret == -EBUSY)
 		return ret;
-	ret = rmawin__win_result(win, ret);
+	ret = late ?: rmawin__win_result(win, ret);
 	rmawin_win_unlink(win);
 	/* the module's pages are freed once this last mapping goes */
 	if (win->allocated)

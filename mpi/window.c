@@ -114,6 +114,23 @@ static int rmpi_same_op_off(void)
 }
 
 /*
+ * Lazy locks (rmawin_win_set_lazy_lock()), as MPI allows: an epoch of one
+ * small operation is one message.  RMAWIN_MPI_LAZY_LOCK=0 takes every lock
+ * at MPI_Win_lock, as before; read at every window creation.
+ */
+static void rmpi_win_lazy(struct rmawin_win *rw)
+{
+	const char *v = getenv("RMAWIN_MPI_LAZY_LOCK");
+	int err;
+
+	if (v && !strcmp(v, "0"))
+		return;
+	err = rmawin_win_set_lazy_lock(rw, 1);
+	if (err)	/* an older kernel: the locks are taken eagerly */
+		rmpi_debug("lazy locks: %s", rmawin_strerror(err));
+}
+
+/*
  * RMAWIN_WIN_SAME_OP, the device's atomics for integer accumulates, where
  * MPI's info key accumulate_ops promises same_op or same_op_no_op, and
  * where it is absent: its default is same_op_no_op (MPI-3.1 11.2.1).  Any
@@ -187,6 +204,7 @@ static int rmpi_win_new(void *base, MPI_Aint size, int disp_unit, MPI_Info info,
 		err = err == -EREMOTEIO ? MPI_ERR_OTHER : rmpi_errclass(err);
 		goto err_put_group;
 	}
+	rmpi_win_lazy(w->rw);
 	err = rmpi_win_attach_mpi(w, w->base, info, comm);
 	if (err != MPI_SUCCESS)
 		goto err_free_rmawin;

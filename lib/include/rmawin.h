@@ -19,7 +19,7 @@ extern "C" {
 #endif
 
 #define RMAWIN_VERSION_MAJOR	0
-#define RMAWIN_VERSION_MINOR	4
+#define RMAWIN_VERSION_MINOR	5
 
 struct rmawin_ep;			/* an endpoint: one open /dev/rmawin joined to a group */
 struct rmawin_win;			/* a window */
@@ -301,6 +301,29 @@ int rmawin_win_allocate(struct rmawin_ep *ep, size_t size, unsigned int disp_uni
  * barrier's error (the window is released anyway).
  */
 int rmawin_win_free(struct rmawin_win *win);
+
+/**
+ * rmawin_win_set_lazy_lock() - let rmawin_lock() on @win return before the lock is held
+ * @win: the window
+ * @on: 1: lazy; 0: the default, rmawin_lock() returns holding the lock
+ *
+ * MPI lets a lock be taken as late as its first use.  With @on, a
+ * rmawin_lock() of one other rank, on a window with no lock held and no
+ * active-target epoch open, only notes the lock: the first operation of the
+ * epoch is checked as usual (its argument errors still come at once) and
+ * kept.  A rmawin_unlock() that finds one put, get or accumulate-family
+ * operation of at most RMAWIN_EPOCH_OP_MAX bytes kept sends it with the
+ * lock and the unlock in one message (RMAWIN_OP_F_EPOCH_*): one round trip
+ * for the epoch.  If the target's lock is not free at once, or anything
+ * else comes first (a second operation, a flush, another synchronization
+ * of the window), the lock is taken the usual way then, and the kept
+ * operation issued under it; the lock's own errors then come from that
+ * call.  An unlock with nothing kept sends nothing.
+ *
+ * Return: 0; -EINVAL (NULL, @on not 0 or 1); -EOPNOTSUPP if the kernel
+ * lacks RMAWIN_FEAT_EPOCH_OP.
+ */
+int rmawin_win_set_lazy_lock(struct rmawin_win *win, int on);
 
 /* ------------------------------------------------------------------------
  * Communication: nonblocking, complete at the next synchronization.

@@ -44,7 +44,7 @@ static int ints_rank(struct rmawin_ep *ep, void *arg)
 	for (j = 0; j < 5; j++)
 		add16[j] = (int16_t)(j + 1);
 	RMAWIN_TEST_TRY(1, rmawin_win_create(ep, mem, sizeof(mem), 1, RMAWIN_WIN_SAME_OP, &win));
-	before = ep_stat("nic_atomics");
+	before = rmawin_test_ep_stat("nic_atomics");
 	RMAWIN_TEST_TRY(2, rmawin_barrier(ep));
 	RMAWIN_TEST_TRY(3, rmawin_lock(win, RMAWIN_LOCK_SHARED, 0));
 	for (i = 0; i < KI; i++) {
@@ -209,7 +209,7 @@ static int many_words_rank(struct rmawin_ep *ep, void *arg)
 	for (j = 0; j < M_I64; j++)
 		add64[j] = j + 1;
 	RMAWIN_TEST_TRY(1, rmawin_win_create(ep, mem, sizeof(mem), 1, RMAWIN_WIN_SAME_OP, &win));
-	before = ep_stat("nic_atomics");
+	before = rmawin_test_ep_stat("nic_atomics");
 	RMAWIN_TEST_TRY(2, rmawin_barrier(ep));
 	RMAWIN_TEST_TRY(3, rmawin_lock(win, RMAWIN_LOCK_SHARED, 0));
 	for (i = 0; i < KM; i++) {
@@ -279,7 +279,7 @@ static int repeat_rank(struct rmawin_ep *ep, void *arg)
 	memset(ones, 1, sizeof(ones));
 	RMAWIN_TEST_TRY(1, rmawin_win_create(ep, mem, me ? sizeof(mem) : 0, 1, RMAWIN_WIN_SAME_OP,
 					     &win));
-	before = ep_stat("nic_atomics");
+	before = rmawin_test_ep_stat("nic_atomics");
 	RMAWIN_TEST_TRY(2, rmawin_barrier(ep));
 	if (me == 0) {
 		RMAWIN_TEST_TRY(3, rmawin_lock(win, RMAWIN_LOCK_SHARED, 1));
@@ -290,7 +290,7 @@ static int repeat_rank(struct rmawin_ep *ep, void *arg)
 		}
 		RMAWIN_TEST_TRY(6, rmawin_unlock(win, 1));
 	}
-	sh->ep_atomics[me] = delta(before, ep_stat("nic_atomics"));
+	sh->ep_atomics[me] = delta(before, rmawin_test_ep_stat("nic_atomics"));
 	RMAWIN_TEST_TRY(7, rmawin_barrier(ep));
 	if (me == 1)
 		memcpy(sh->final, mem, sizeof(mem));

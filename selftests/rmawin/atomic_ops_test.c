@@ -126,7 +126,7 @@ static int loop_ops_rank(struct rmawin_ep *ep, void *arg)
 		mem[s] = loop_slots[s].initial;
 	mem[NSLOTS] = loop_slots[0].initial;
 	RMAWIN_TEST_TRY(1, rmawin_win_create(ep, mem, sizeof(mem), 8, RMAWIN_WIN_SAME_OP, &win));
-	before = ep_stat("nic_atomics");
+	before = rmawin_test_ep_stat("nic_atomics");
 	RMAWIN_TEST_TRY(2, rmawin_barrier(ep));
 	RMAWIN_TEST_TRY(3, rmawin_lock_all(win));
 	for (i = 0; i < KO; i++) {
@@ -141,7 +141,7 @@ static int loop_ops_rank(struct rmawin_ep *ep, void *arg)
 							 RMAWIN_INT64, 0, NSLOTS, RMAWIN_MAX));
 	}
 	RMAWIN_TEST_TRY(6, rmawin_unlock_all(win));
-	sh->ep_atomics[me] = delta(before, ep_stat("nic_atomics"));
+	sh->ep_atomics[me] = delta(before, rmawin_test_ep_stat("nic_atomics"));
 	memcpy(&sh->got[me * KO], got, sizeof(got));
 	RMAWIN_TEST_TRY(7, rmawin_barrier(ep));
 	if (me == 0) {
@@ -277,7 +277,7 @@ static int acc_many_rank(struct rmawin_ep *ep, void *arg)
 		c[i] = (uint64_t)max_operand(me, i);
 	}
 	RMAWIN_TEST_TRY(1, rmawin_win_create(ep, mem, sizeof(mem), 8, RMAWIN_WIN_SAME_OP, &win));
-	before = ep_stat("nic_atomics");
+	before = rmawin_test_ep_stat("nic_atomics");
 	RMAWIN_TEST_TRY(2, rmawin_fence(win, 0));
 	for (t = 0; t < n; t++) {
 		RMAWIN_TEST_TRY(3, rmawin_accumulate(win, a, NE, RMAWIN_INT64, t, 0, RMAWIN_SUM));
@@ -287,7 +287,7 @@ static int acc_many_rank(struct rmawin_ep *ep, void *arg)
 						     RMAWIN_MAX));
 	}
 	RMAWIN_TEST_TRY(6, rmawin_fence(win, 0));
-	sh->ep_atomics[me] = delta(before, ep_stat("nic_atomics"));
+	sh->ep_atomics[me] = delta(before, rmawin_test_ep_stat("nic_atomics"));
 	for (t = 0; t < n; t++)
 		memcpy(&sh->got[(t * NR + me) * NE], res[t], sizeof(res[t]));
 	acc_expected(want, n);
@@ -409,7 +409,7 @@ static int mix_rank(struct rmawin_ep *ep, void *arg)
 	for (j = 0; j < 4; j++)
 		arr[j] = (me + 1) * (j + 1);
 	RMAWIN_TEST_TRY(1, rmawin_win_create(ep, mem, sizeof(mem), 4, RMAWIN_WIN_SAME_OP, &win));
-	before = ep_stat("nic_atomics");
+	before = rmawin_test_ep_stat("nic_atomics");
 	RMAWIN_TEST_TRY(2, rmawin_barrier(ep));
 	RMAWIN_TEST_TRY(3, rmawin_lock(win, RMAWIN_LOCK_SHARED, 0));
 	for (i = 0; i < K; i++) {
@@ -426,7 +426,7 @@ static int mix_rank(struct rmawin_ep *ep, void *arg)
 						     RMAWIN_SUM));
 	}
 	RMAWIN_TEST_TRY(8, rmawin_unlock(win, 0));
-	sh->ep_atomics[me] = delta(before, ep_stat("nic_atomics"));
+	sh->ep_atomics[me] = delta(before, rmawin_test_ep_stat("nic_atomics"));
 	for (i = 0; i < K; i++) {
 		sh->got[me * K + i] = (uint32_t)got32[i];
 		sh->got[(NR + me) * K + i] = with_int64 ? got64[i] : 0;
@@ -498,7 +498,7 @@ static int double_rank(struct rmawin_ep *ep, void *arg)
 
 	(void)arg;
 	RMAWIN_TEST_TRY(1, rmawin_win_create(ep, mem, sizeof(mem), 8, RMAWIN_WIN_SAME_OP, &win));
-	before = ep_stat("nic_atomics");
+	before = rmawin_test_ep_stat("nic_atomics");
 	RMAWIN_TEST_TRY(2, rmawin_barrier(ep));
 	RMAWIN_TEST_TRY(3, rmawin_lock(win, RMAWIN_LOCK_SHARED, 0));
 	for (i = 0; i < KX; i++) {
@@ -560,7 +560,7 @@ static int no_flag_rank(struct rmawin_ep *ep, void *arg)
 
 	(void)arg;
 	RMAWIN_TEST_TRY(1, rmawin_win_create(ep, mem, sizeof(mem), 8, 0, &win));
-	before = ep_stat("nic_atomics");
+	before = rmawin_test_ep_stat("nic_atomics");
 	RMAWIN_TEST_TRY(2, rmawin_barrier(ep));
 	RMAWIN_TEST_TRY(3, rmawin_lock_all(win));
 	for (i = 0; i < K; i++)
@@ -569,7 +569,7 @@ static int no_flag_rank(struct rmawin_ep *ep, void *arg)
 	RMAWIN_TEST_TRY(5, rmawin_compare_and_swap(win, &mine, &zero, &old, RMAWIN_UINT64, 0, 1));
 	RMAWIN_TEST_TRY(6, rmawin_accumulate(win, maxv, 2, RMAWIN_UINT64, 0, 2, RMAWIN_MAX));
 	RMAWIN_TEST_TRY(7, rmawin_unlock_all(win));
-	sh->ep_atomics[me] = delta(before, ep_stat("nic_atomics"));
+	sh->ep_atomics[me] = delta(before, rmawin_test_ep_stat("nic_atomics"));
 	memcpy(&sh->got[me * K], got, sizeof(got));
 	sh->cas_old[me] = old;
 	RMAWIN_TEST_TRY(8, rmawin_barrier(ep));

@@ -131,7 +131,7 @@ static int elems_rank(struct rmawin_ep *ep, void *arg)
 	for (i = 0; i < NE; i++)
 		one[i] = 1;
 	RMAWIN_TEST_TRY(1, rmawin_win_create(ep, mem, sizeof(mem), 8, flags, &win));
-	before = ep_stat("nic_atomics");
+	before = rmawin_test_ep_stat("nic_atomics");
 	RMAWIN_TEST_TRY(2, rmawin_barrier(ep));
 	RMAWIN_TEST_TRY(3, rmawin_lock_all(win));
 	for (round = 0; round < RE; round++) {
@@ -155,7 +155,7 @@ static int elems_rank(struct rmawin_ep *ep, void *arg)
 		}
 	}
 	RMAWIN_TEST_TRY(7, rmawin_unlock_all(win));
-	sh->ep_atomics[me] = delta(before, ep_stat("nic_atomics"));
+	sh->ep_atomics[me] = delta(before, rmawin_test_ep_stat("nic_atomics"));
 	RMAWIN_TEST_TRY(8, rmawin_barrier(ep));
 	RMAWIN_TEST_TRY(9, rmawin_sync(win));
 	for (o = 0; o < NR; o++) {
@@ -217,7 +217,7 @@ static int loop_add_rank(struct rmawin_ep *ep, void *arg)
 	for (t = 0; t < NR; t++)
 		at[t] = 5 + me;
 	RMAWIN_TEST_TRY(1, rmawin_win_create(ep, mem, sizeof(mem), 8, flags, &win));
-	before = ep_stat("nic_atomics");
+	before = rmawin_test_ep_stat("nic_atomics");
 	RMAWIN_TEST_TRY(2, rmawin_barrier(ep));
 	RMAWIN_TEST_TRY(3, rmawin_lock_all(win));
 	for (round = 0; round < RL; round++) {
@@ -242,7 +242,7 @@ static int loop_add_rank(struct rmawin_ep *ep, void *arg)
 		}
 	}
 	RMAWIN_TEST_TRY(8, rmawin_unlock_all(win));
-	sh->ep_atomics[me] = delta(before, ep_stat("nic_atomics"));
+	sh->ep_atomics[me] = delta(before, rmawin_test_ep_stat("nic_atomics"));
 	RMAWIN_TEST_TRY(9, rmawin_barrier(ep));
 	RMAWIN_TEST_TRY(10, rmawin_sync(win));
 	for (o = 0; o < NR; o++) {
@@ -307,7 +307,7 @@ static int racers_rank(struct rmawin_ep *ep, void *arg)
 	long before;
 
 	RMAWIN_TEST_TRY(1, rmawin_win_create(ep, mem, sizeof(mem), 8, c->flags, &win));
-	before = ep_stat("nic_atomics");
+	before = rmawin_test_ep_stat("nic_atomics");
 	RMAWIN_TEST_TRY(2, rmawin_barrier(ep));
 	RMAWIN_TEST_TRY(3, rmawin_lock_all(win));
 	if (me == 0) {
@@ -350,7 +350,7 @@ static int racers_rank(struct rmawin_ep *ep, void *arg)
 		}
 	}
 	RMAWIN_TEST_TRY(8, rmawin_unlock_all(win));
-	sh->ep_atomics[me] = delta(before, ep_stat("nic_atomics"));
+	sh->ep_atomics[me] = delta(before, rmawin_test_ep_stat("nic_atomics"));
 	RMAWIN_TEST_TRY(9, rmawin_barrier(ep));
 	RMAWIN_TEST_TRY(10, rmawin_win_free(win));
 	return 0;

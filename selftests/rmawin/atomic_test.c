@@ -55,7 +55,7 @@ static int sum_rank(struct rmawin_ep *ep, void *arg)
 	counter = base;
 	if (me == 0)
 		*counter = c->initial;
-	before = ep_stat("nic_atomics");
+	before = rmawin_test_ep_stat("nic_atomics");
 	RMAWIN_TEST_TRY(2, rmawin_barrier(ep));
 	RMAWIN_TEST_TRY(3, c->lock_all ? rmawin_lock_all(win) :
 			   rmawin_lock(win, RMAWIN_LOCK_SHARED, 0));
@@ -68,7 +68,7 @@ static int sum_rank(struct rmawin_ep *ep, void *arg)
 								0, 0, RMAWIN_NO_OP));
 	}
 	RMAWIN_TEST_TRY(5, c->lock_all ? rmawin_unlock_all(win) : rmawin_unlock(win, 0));
-	sh->ep_atomics[me] = delta(before, ep_stat("nic_atomics"));
+	sh->ep_atomics[me] = delta(before, rmawin_test_ep_stat("nic_atomics"));
 	memcpy(&sh->got[me * K], got, sizeof(got));
 	memcpy(&sh->got[NR * K + me * NNOOP], peek, sizeof(peek));
 	RMAWIN_TEST_TRY(6, rmawin_barrier(ep));
@@ -185,7 +185,7 @@ static int cas_counter_rank(struct rmawin_ep *ep, void *arg)
 
 	(void)arg;
 	RMAWIN_TEST_TRY(1, rmawin_win_create(ep, mem, sizeof(mem), 8, RMAWIN_WIN_SAME_OP, &win));
-	before = ep_stat("nic_atomics");
+	before = rmawin_test_ep_stat("nic_atomics");
 	RMAWIN_TEST_TRY(2, rmawin_barrier(ep));
 	RMAWIN_TEST_TRY(3, rmawin_lock_all(win));
 	for (i = 0; i < KC; i++) {
@@ -203,7 +203,7 @@ static int cas_counter_rank(struct rmawin_ep *ep, void *arg)
 		guess = next;
 	}
 	RMAWIN_TEST_TRY(6, rmawin_unlock_all(win));
-	sh->ep_atomics[me] = delta(before, ep_stat("nic_atomics"));
+	sh->ep_atomics[me] = delta(before, rmawin_test_ep_stat("nic_atomics"));
 	sh->attempts[me] = tries;
 	RMAWIN_TEST_TRY(7, rmawin_barrier(ep));
 	if (me == 0) {
@@ -332,7 +332,7 @@ static int replace_rank(struct rmawin_ep *ep, void *arg)
 
 	(void)arg;
 	RMAWIN_TEST_TRY(1, rmawin_win_create(ep, mem, sizeof(mem), 8, RMAWIN_WIN_SAME_OP, &win));
-	before = ep_stat("nic_atomics");
+	before = rmawin_test_ep_stat("nic_atomics");
 	RMAWIN_TEST_TRY(2, rmawin_barrier(ep));
 	RMAWIN_TEST_TRY(3, rmawin_lock_all(win));
 	for (i = 0; i < K; i++) {
@@ -341,7 +341,7 @@ static int replace_rank(struct rmawin_ep *ep, void *arg)
 						       RMAWIN_REPLACE));
 	}
 	RMAWIN_TEST_TRY(5, rmawin_unlock_all(win));
-	sh->ep_atomics[me] = delta(before, ep_stat("nic_atomics"));
+	sh->ep_atomics[me] = delta(before, rmawin_test_ep_stat("nic_atomics"));
 	memcpy(&sh->got[me * K], got, sizeof(got));
 	RMAWIN_TEST_TRY(6, rmawin_barrier(ep));
 	if (me == 0) {

@@ -46,45 +46,6 @@ static inline void shared_setup(struct __test_metadata *_metadata)
 	ASSERT_NE(NULL, sh);
 }
 
-#define DEBUGFS_DIR	"/sys/kernel/debug/rmawin"
-
-/* A counter of this process's endpoint (the debugfs file naming our pid), or -1. */
-static inline long ep_stat(const char *key)
-{
-	char path[300], line[128], name[64];
-	long val, pid, found;
-	struct dirent *d;
-	DIR *dir = opendir(DEBUGFS_DIR);
-	FILE *f;
-
-	if (!dir)
-		return -1;
-	while ((d = readdir(dir))) {
-		if (strncmp(d->d_name, "ep", 2))
-			continue;
-		snprintf(path, sizeof(path), DEBUGFS_DIR "/%s", d->d_name);
-		f = fopen(path, "r");
-		if (!f)
-			continue;
-		pid = found = -1;
-		while (fgets(line, sizeof(line), f)) {
-			if (sscanf(line, "%63s %ld", name, &val) != 2)
-				continue;
-			if (!strcmp(name, "pid"))
-				pid = val;
-			else if (!strcmp(name, key))
-				found = val;
-		}
-		fclose(f);
-		if (pid == getpid()) {
-			closedir(dir);
-			return found;
-		}
-	}
-	closedir(dir);
-	return -1;
-}
-
 static inline long delta(long before, long after)
 {
 	return before < 0 || after < 0 ? -1 : after - before;
@@ -139,7 +100,7 @@ static inline int rank_end(struct rmawin_ep *ep, struct rmawin_win *win, const v
 	int me = rmawin_rank(ep);
 
 	if (before != -2)
-		sh->ep_atomics[me] = delta(before, ep_stat("nic_atomics"));
+		sh->ep_atomics[me] = delta(before, rmawin_test_ep_stat("nic_atomics"));
 	RMAWIN_TEST_TRY(100, rmawin_barrier(ep));
 	if (me == 0) {
 		RMAWIN_TEST_TRY(101, rmawin_sync(win));

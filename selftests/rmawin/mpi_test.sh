@@ -28,7 +28,7 @@ run_prog() {
 	local fl=$1 prog=$top/selftests/rmawin/mpi/$1/$2 lib=$top/mpi/librmawin-mpi-$1.so
 	local fwd=() v
 	# Hydra passes the whole environment on; Open MPI's mpirun what -x names
-	for v in RMAWIN_NO_RING RMAWIN_MPI_DEBUG RMAWIN_MPI_PORT RMAWIN_MPI_TIMEOUT_MS RMAWIN_MPI_SAME_OP \
+	for v in RMAWIN_NO_RING RMAWIN_MPI_DEBUG RMAWIN_MPI_PORT RMAWIN_MPI_TIMEOUT_MS RMAWIN_MPI_SAME_OP RMAWIN_MPI_LAZY_LOCK \
 		RMAWIN_IBDEV RMAWIN_ADDR; do
 		[[ -n ${!v:-} ]] && fwd+=(-x "$v")
 	done

@@ -213,7 +213,10 @@ TEST_F(pair, rma_descriptor_fields_einval)
 	EXPECT_ERRNO(EINVAL, rmawin_rma_raw(self->fd, &op, 1));
 
 	op = rmawin_test_op(RMAWIN_OP_PUT, self->win, 1, b, 1, 0);
-	op.flags = 1;
+	/* the first bit no flag has; both lock modes of an epoch (epoch_test.c) */
+	op.flags = 0x4;
+	EXPECT_ERRNO(EINVAL, rmawin_rma_raw(self->fd, &op, 1));
+	op.flags = RMAWIN_OP_F_EPOCH_SHARED | RMAWIN_OP_F_EPOCH_EXCLUSIVE;
 	EXPECT_ERRNO(EINVAL, rmawin_rma_raw(self->fd, &op, 1));
 	op.flags = 0x80;
 	EXPECT_ERRNO(EINVAL, rmawin_rma_raw(self->fd, &op, 1));

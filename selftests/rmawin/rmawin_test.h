@@ -7,6 +7,7 @@
 #ifndef RMAWIN_SELFTEST_H
 #define RMAWIN_SELFTEST_H
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -105,6 +106,43 @@ static inline int rmawin_test_set_hook(const char *name, int ms)
 	return fclose(f) ? -errno : ret;
 }
 
+/* Counter @key of this process's endpoint (the debugfs file naming our pid), or -1. */
+static inline long rmawin_test_ep_stat(const char *key)
+{
+	char path[300], line[128], name[64];
+	long val, pid, found;
+	struct dirent *d;
+	DIR *dir = opendir(RMAWIN_HOOK_DIR);
+	FILE *f;
+
+	if (!dir)
+		return -1;
+	while ((d = readdir(dir))) {
+		if (strncmp(d->d_name, "ep", 2))
+			continue;
+		snprintf(path, sizeof(path), RMAWIN_HOOK_DIR "%s", d->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		pid = found = -1;
+		while (fgets(line, sizeof(line), f)) {
+			if (sscanf(line, "%63s %ld", name, &val) != 2)
+				continue;
+			if (!strcmp(name, "pid"))
+				pid = val;
+			else if (!strcmp(name, key))
+				found = val;
+		}
+		fclose(f);
+		if (pid == getpid()) {
+			closedir(dir);
+			return found;
+		}
+	}
+	closedir(dir);
+	return -1;
+}
+
 static inline int rmawin_bind_raw(int fd, const char *ibdev, unsigned int port)
 {
 	struct rmawin_ep_bind b = { .size = sizeof(b), .port = port };
@@ -138,7 +176,6 @@ static inline int rmawin_has_dev(int fd, const char *name)
 #include <time.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
-#include <dirent.h>
 #include <rmawin.h>
 
 /* The guest's address on its rxe device (tools/vm sets RMAWIN_VM_ADDRS). */

@@ -202,6 +202,27 @@ static void fill_acc_win(uint8_t *p)
 	a->len = htole32(8);
 }
 
+static void fill_acc_epoch_mode(uint8_t *p)
+{
+	struct rmawin_wire_acc *a = (void *)p;
+
+	a->opcode = RMAWIN_OP_ACC;
+	a->datatype = RMAWIN_TYPE_INT64;
+	a->epoch = RMAWIN_WIRE_EPOCH_EXCLUSIVE + 1;	/* no such lock mode */
+	a->len = htole32(8);
+}
+
+static void fill_acc_epoch_frag(uint8_t *p)
+{
+	struct rmawin_wire_acc *a = (void *)p;
+
+	a->opcode = RMAWIN_OP_ACC;
+	a->datatype = RMAWIN_TYPE_INT64;
+	a->epoch = RMAWIN_WIRE_EPOCH_SHARED;
+	a->res_off = htole32(448);	/* a whole epoch comes in its first fragment */
+	a->len = htole32(8);
+}
+
 static void fill_reply(uint8_t *p)
 {
 	struct rmawin_wire_acc_reply *r = (void *)p;
@@ -258,6 +279,8 @@ static const struct bad_msg bad_msgs[] = {
 	{ "acc: op and type MPI lacks", RMAWIN_MSG_ACC, 1, 32, 0, 0, fill_acc_type },
 	{ "acc: longer than its data", RMAWIN_MSG_ACC, 1, 32, 0, 0, fill_acc_len },
 	{ "acc: unknown window", RMAWIN_MSG_ACC, 1, 32, 0, 0, fill_acc_win },
+	{ "acc: epoch of no lock mode", RMAWIN_MSG_ACC, 1, 32, 0, 0, fill_acc_epoch_mode },
+	{ "acc: epoch in a later fragment", RMAWIN_MSG_ACC, 1, 32, 0, 0, fill_acc_epoch_frag },
 	{ "acc reply: to nothing", RMAWIN_MSG_ACC_REPLY, 1, 24, 0, 0, fill_reply },
 	{ "lock: bad type", RMAWIN_MSG_LOCK, 0, 8, 0, 0, fill_lock_type },
 	{ "lock: unknown window", RMAWIN_MSG_LOCK, 9, 8, 0, 0, fill_lock_shared },
@@ -289,7 +312,8 @@ static int send_bad(struct rg_conn *c, const struct bad_msg *b)
 /* A whole sequence in one connection that is invalid only as a whole. */
 static int send_sequence(struct rg_conn *c, int which)
 {
-	uint8_t lk[8] = { 0 };
+	uint8_t lk[8] = { 0 }, acc[sizeof(struct rmawin_wire_acc) + 8] = { 0 };
+	struct rmawin_wire_acc *a = (void *)acc;
 	int i, ret = 0;
 
 	switch (which) {
@@ -297,6 +321,13 @@ static int send_sequence(struct rg_conn *c, int which)
 		for (i = 0; i < 2 && !ret; i++)
 			ret = rg_send(c, RMAWIN_MSG_LOCK, 0, lk, sizeof(lk));
 		return ret;
+	case 3:	/* a whole lock epoch from a rank that holds the lock already */
+		a->opcode = RMAWIN_OP_ACC;
+		a->datatype = RMAWIN_TYPE_INT64;
+		a->epoch = RMAWIN_WIRE_EPOCH_SHARED;
+		a->len = htole32(8);
+		ret = rg_send(c, RMAWIN_MSG_LOCK, 0, lk, sizeof(lk));
+		return ret ?: rg_send(c, RMAWIN_MSG_ACC, 1, acc, sizeof(acc));
 	case 1:	/* POSTs far ahead of any START */
 		for (i = 0; i < 4 && !ret; i++)
 			ret = rg_send(c, RMAWIN_MSG_POST, 0, NULL, 0);
@@ -314,13 +345,13 @@ int case_msgs(void)
 	struct rg_conn c;
 	int ret;
 
-	for (i = 0; i < n + 3; i++) {
+	for (i = 0; i < n + 4; i++) {
 		const char *name = i < n ? bad_msgs[i].name :
 				   i == n ? "lock twice" : i == n + 1 ? "posts ahead" :
-				   "barriers ahead";
+				   i == n + 2 ? "barriers ahead" : "epoch while holding the lock";
 
-		/* the victim waits for our window descriptor in all but the last */
-		ret = member_join_desc(&c, i < n + 2);
+		/* the victim waits for our window descriptor in all but "barriers ahead" */
+		ret = member_join_desc(&c, i != n + 2);
 		if (ret)
 			return SAY("%s: join: %s", name, strerror(-ret)), 1;
 		ret = i < n ? send_bad(&c, &bad_msgs[i]) : send_sequence(&c, i - n);
@@ -416,6 +447,9 @@ static size_t fuzz_base(uint8_t *msg, struct fuzz_state *st, const struct rg_con
 			n = 8;
 		a->offset = htole64(8 * (rng() % (VICTIM_WIN / 8 - n / 8 + 1)));
 		a->len = htole32(n);
+		/* now and then a whole lock epoch, valid while we hold no lock */
+		if (!st->lock && rng() % 4 == 0)
+			a->epoch = 1 + rng() % 2;
 		len = sizeof(*a) + n * (a->opcode == RMAWIN_OP_CAS ? 2 : 1);
 		h->arg = htole32(rng());
 	}

@@ -123,6 +123,8 @@ enum rmawin_ioc_nr {
  * multiple of 8
  */
 #define RMAWIN_FEAT_NIC_INT_ATOMICS	_BITULL(13)
+/* RMAWIN_OP_F_EPOCH_*: one small operation as a whole passive-target epoch */
+#define RMAWIN_FEAT_EPOCH_OP	_BITULL(14)
 
 /**
  * enum rmawin_port_state - state of an RDMA port, as the kernel's ib_port_state
@@ -536,7 +538,7 @@ enum rmawin_datatype {
 /**
  * struct rmawin_op_desc - one one-sided operation
  * @opcode: enum rmawin_opcode
- * @flags: must be 0
+ * @flags: 0, or one of RMAWIN_OP_F_EPOCH_SHARED and RMAWIN_OP_F_EPOCH_EXCLUSIVE
  * @acc_op: enum rmawin_acc_op for the accumulate family, else 0
  * @datatype: enum rmawin_datatype for the accumulate family, else 0
  * @target: rank of the target
@@ -576,6 +578,30 @@ struct rmawin_op_desc {
 	__aligned_u64 user_data;
 };
 
+/*
+ * rmawin_op_desc.flags: the operation is a whole passive-target epoch of
+ * its own: lock the target's window (shared or exclusive), apply the
+ * operation there, unlock; one message and its answer, handled by the
+ * target's kernel, where RMAWIN_IOC_LOCK, the operation and
+ * RMAWIN_IOC_UNLOCK take two round trips and three messages each way.
+ * Only in an RMAWIN_IOC_RMA of this one operation (not in the ring), to
+ * another rank, for PUT, GET and the accumulate family, of 1 to
+ * RMAWIN_EPOCH_OP_MAX bytes, on a window with no lock held, no PSCW epoch
+ * and no fence epoch with operations in it.  The call returns when the
+ * epoch is over, as RMAWIN_IOC_UNLOCK would.  If the target's lock cannot
+ * be granted at once (held in a conflicting mode, or others wait for it)
+ * nothing is done and the call returns -EAGAIN: take the lock the usual
+ * way.  The target applies the operation with its CPU, so on a
+ * RMAWIN_WIN_SAME_OP window (whose accumulates use the device's atomics)
+ * an accumulate-family operation takes the target's lock exclusive even in
+ * a shared epoch, for the moment it is applied: it gets -EAGAIN while
+ * another rank holds the lock shared.
+ */
+#define RMAWIN_OP_F_EPOCH_SHARED	0x1U
+#define RMAWIN_OP_F_EPOCH_EXCLUSIVE	0x2U
+/* The most bytes of an epoch operation: one accumulate fragment */
+#define RMAWIN_EPOCH_OP_MAX		448
+
 /* sizeof(struct rmawin_op_desc) before @user_data: RMAWIN_IOC_RMA still takes it */
 #define RMAWIN_OP_DESC_SIZE_VER0	64
 
@@ -604,7 +630,13 @@ struct rmawin_op_desc {
  * a target range beyond the target's window; -EFAULT for origin memory
  * that is not mapped (writable, for a get); -EPERM for a target outside
  * any access epoch (no fence opened one, and no lock on that target);
- * -ECONNRESET if the target left; -ENODEV if the device went away.
+ * -ECONNRESET if the target left; -ENODEV if the device went away.  For
+ * an operation with RMAWIN_OP_F_EPOCH_* (above): -EINVAL if it is not
+ * alone in the batch, has both flags, targets this rank or is a
+ * PUT_NOTIFY or an empty one; -EMSGSIZE beyond RMAWIN_EPOCH_OP_MAX;
+ * -EBUSY if the window is in an epoch here (as RMAWIN_IOC_LOCK); -EAGAIN
+ * if the target's lock was not free; else what the operation and
+ * RMAWIN_IOC_UNLOCK return.
  */
 struct rmawin_rma {
 	__u32 size;

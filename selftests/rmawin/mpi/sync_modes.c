@@ -2,7 +2,8 @@
 /*
  * Every synchronization mode moves data that another rank then checks:
  * fence, post/start/complete/wait (and test), lock/unlock exclusive and
- * shared with flush, lock_all with flush_all, flush_local(_all) and sync.
+ * shared with flush, lock_all with flush_all, flush_local(_all) and sync;
+ * and counters that every rank updates under locks at once end exact.
  * Each window holds one int per rank; slot [o] of rank t is written by
  * origin o, and the value says which mode, origin and target it came from.
  */
@@ -139,6 +140,56 @@ static void lock_all(int mode)
 	MPI_Barrier(MPI_COMM_WORLD);
 }
 
+#define ROUNDS 20
+
+/*
+ * Counters in every rank's window, updated by every rank at once: an
+ * exclusive fetch_and_op (with lazy locks, one message per epoch), an
+ * exclusive get, flush, put (two operations: the lock is taken the usual
+ * way) and a shared fetch_and_op on this same_op window (the device's
+ * atomics under a shared lock, or, as a one-message epoch, the target's
+ * CPU under its lock taken exclusive for the moment).  Each ends at
+ * ROUNDS * size: no update lost, none applied twice.
+ */
+static void lock_counters(void)
+{
+	long long *cnt, one = 1, old, v;
+	MPI_Win cw;
+
+	MPI_OK(MPI_Win_allocate(3 * sizeof(long long), sizeof(long long), MPI_INFO_NULL,
+				MPI_COMM_WORLD, &cnt, &cw));
+	MPI_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, mt_rank, 0, cw));
+	memset(cnt, 0, 3 * sizeof(long long));
+	MPI_OK(MPI_Win_unlock(mt_rank, cw));
+	MPI_Barrier(MPI_COMM_WORLD);
+	for (int i = 0; i < ROUNDS; i++) {
+		for (int t = 0; t < mt_size; t++) {
+			MPI_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, t, 0, cw));
+			MPI_OK(MPI_Fetch_and_op(&one, &old, MPI_LONG_LONG, t, 0, MPI_SUM, cw));
+			MPI_OK(MPI_Win_unlock(t, cw));
+			CHECK(old >= 0 && old < (long long)ROUNDS * mt_size,
+			      "counter 0 of rank %d was %lld", t, old);
+			MPI_OK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, t, 0, cw));
+			MPI_OK(MPI_Get(&v, 1, MPI_LONG_LONG, t, 1, 1, MPI_LONG_LONG, cw));
+			MPI_OK(MPI_Win_flush(t, cw));
+			v++;
+			MPI_OK(MPI_Put(&v, 1, MPI_LONG_LONG, t, 1, 1, MPI_LONG_LONG, cw));
+			MPI_OK(MPI_Win_unlock(t, cw));
+			MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, t, 0, cw));
+			MPI_OK(MPI_Fetch_and_op(&one, &old, MPI_LONG_LONG, t, 2, MPI_SUM, cw));
+			MPI_OK(MPI_Win_unlock(t, cw));
+		}
+	}
+	MPI_Barrier(MPI_COMM_WORLD);
+	MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, mt_rank, 0, cw));
+	for (int k = 0; k < 3; k++)
+		CHECK(cnt[k] == (long long)ROUNDS * mt_size, "counter %d: %lld, not %lld", k,
+		      cnt[k], (long long)ROUNDS * mt_size);
+	MPI_OK(MPI_Win_unlock(mt_rank, cw));
+	MPI_Barrier(MPI_COMM_WORLD);
+	MPI_OK(MPI_Win_free(&cw));
+}
+
 int main(int argc, char **argv)
 {
 	mt_init(&argc, &argv);
@@ -154,6 +205,7 @@ int main(int argc, char **argv)
 	lock_each(4, MPI_LOCK_EXCLUSIVE);
 	lock_each(5, MPI_LOCK_SHARED);
 	lock_all(6);
+	lock_counters();
 	MPI_OK(MPI_Win_free(&win));
 	CHECK(win == MPI_WIN_NULL, "MPI_Win_free leaves MPI_WIN_NULL");
 	MPI_OK(MPI_Free_mem(mem));

@@ -1,0 +1,262 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later OR MIT
+/*
+ * Lazy locks (rmawin_win_set_lazy_lock()): MPI lets a lock be taken as late
+ * as its first use, and an epoch of one small operation need not take it
+ * at all the usual way.  rmawin_lock() of one other rank, on a window in
+ * no epoch, only notes the lock (the library's view of the epochs, epoch.c,
+ * counts it held, so operations are checked as under it).  The epoch's
+ * first operation, if small enough to travel whole in one message, is
+ * checked and kept; rmawin_unlock() then sends it as a whole lock epoch
+ * (RMAWIN_OP_F_EPOCH_*): the target's kernel locks, applies, unlocks and
+ * answers, one round trip where lock, operation and unlock take two.
+ *
+ * Anything else settles the noted lock first: a second operation, one to
+ * another rank or one too large, a flush, any other synchronization of
+ * the window, a batch, a notified put.  Settling takes the lock with
+ * RMAWIN_IOC_LOCK and issues the kept operation, and the call that needed
+ * it goes on; the lock's error, if it fails, is that call's.  So is a
+ * target that could not grant the lock at once (-EAGAIN from the kernel):
+ * the unlock settles and then unlocks the usual way.
+ *
+ * The state is the window's @late, under the endpoint's @lock, which no
+ * system call is made under: a thread takes the noted lock out of the
+ * window before it acts on it.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "rmawin_priv.h"
+
+int rmawin_win_set_lazy_lock(struct rmawin_win *win, int on)
+{
+	int ret;
+
+	if (!win || (on != 0 && on != 1))
+		return -EINVAL;
+	if (on && !win->ep->epoch_op)
+		return -EOPNOTSUPP;
+	/* a lock noted meanwhile is taken now: from here on they are eager */
+	ret = on ? 0 : rmawin__lazy_settle(win);
+	pthread_mutex_lock(&win->ep->lock);
+	win->lazy = on;
+	pthread_mutex_unlock(&win->ep->lock);
+	return ret;
+}
+
+/* May @op travel with its lock and unlock in one message (the kernel's rules)? */
+static int rmawin_lazy_fits(const struct rmawin_op_desc *op)
+{
+	if (!op->len || op->len > RMAWIN_EPOCH_OP_MAX)
+		return 0;
+	switch (op->opcode) {
+	case RMAWIN_OP_PUT:
+	case RMAWIN_OP_GET:
+		return 1;
+	case RMAWIN_OP_ACC:
+	case RMAWIN_OP_GET_ACC:
+	case RMAWIN_OP_FETCH_OP:
+	case RMAWIN_OP_CAS:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* Take @win's noted lock out of it; 1 if there was one. */
+static int rmawin_lazy_take(struct rmawin_win *win, struct rmawin__late *l)
+{
+	pthread_mutex_lock(&win->ep->lock);
+	*l = win->late;
+	win->late.pending = 0;
+	win->late.nops = 0;
+	pthread_mutex_unlock(&win->ep->lock);
+	return l->pending;
+}
+
+/* Take the lock @l noted, the usual way, and issue what it kept. */
+static int rmawin_lazy_acquire(struct rmawin_win *win, struct rmawin__late *l)
+{
+	struct rmawin_passive p;
+	int ret;
+
+	rmawin__ring_drain(win->ep);
+	memset(&p, 0, sizeof(p));
+	p.win = win->id;
+	p.target = l->target;
+	p.type = l->type;
+	ret = rmawin__ioctl_struct(win->ep->fd, RMAWIN_IOC_LOCK, &p);
+	if (ret) {
+		/* the view counted the lock held: let the kernel judge now */
+		rmawin__epoch_lock(win, l->target, ret);
+		return ret;
+	}
+	return l->nops ? rmawin__queue_one(win, &l->op) : 0;
+}
+
+/**
+ * rmawin__lazy_settle() - take @win's noted lock now, if it has one
+ * @win: the window
+ *
+ * Return: 0, or the error of the lock or of the kept operation's issue.
+ */
+int rmawin__lazy_settle(struct rmawin_win *win)
+{
+	struct rmawin__late l;
+
+	if (!__atomic_load_n(&win->late.pending, __ATOMIC_ACQUIRE))
+		return 0;
+	return rmawin_lazy_take(win, &l) ? rmawin_lazy_acquire(win, &l) : 0;
+}
+
+/**
+ * rmawin__lazy_settle_all() - rmawin__lazy_settle() every window of @ep
+ * @ep: the endpoint
+ *
+ * For calls that may issue on any window (a batch).
+ * Return: 0 or the first error.
+ */
+int rmawin__lazy_settle_all(struct rmawin_ep *ep)
+{
+	struct rmawin_win *win;
+	int ret = 0, r;
+
+	for (;;) {
+		pthread_mutex_lock(&ep->lock);
+		for (win = ep->wins; win && !win->late.pending; win = win->next)
+			;
+		pthread_mutex_unlock(&ep->lock);
+		if (!win)
+			return ret;
+		r = rmawin__lazy_settle(win);
+		ret = ret ?: r;
+	}
+}
+
+/**
+ * rmawin__lazy_lock() - note a lock instead of taking it, if @win allows
+ * @win: the window
+ * @type: RMAWIN_LOCK_TYPE_*
+ * @target: the rank (checked: below the group size)
+ *
+ * Return: 1 if noted; 0 if the lock is to be taken the usual way (any lock
+ * noted before is taken first); -EBUSY if @target's is noted already; or
+ * the error of taking a noted lock.
+ */
+int rmawin__lazy_lock(struct rmawin_win *win, uint32_t type, uint32_t target)
+{
+	struct rmawin__epoch *e = &win->epoch;
+	int ret = 0;
+
+	pthread_mutex_lock(&win->ep->lock);
+	if (win->late.pending) {
+		ret = win->late.target == target ? -EBUSY : 0;
+	} else if (win->lazy && !e->unknown && !e->nheld && !e->started && !e->fence_open &&
+		   win->ranks && target < (uint32_t)win->ep->nranks &&
+		   target != (uint32_t)win->ep->rank) {
+		win->late.pending = 1;
+		win->late.target = target;
+		win->late.type = type;
+		win->late.nops = 0;
+		rmawin__epoch_note_lock(win, target);
+		ret = 1;
+	}
+	pthread_mutex_unlock(&win->ep->lock);
+	return ret ?: rmawin__lazy_settle(win);
+}
+
+/**
+ * rmawin__lazy_op() - keep @op for the noted lock's epoch, if it can wait there
+ * @win: the window
+ * @op: a put, get or accumulate-family descriptor
+ *
+ * Return: 1 if kept (its argument errors checked); 0 if it is to be issued
+ * the usual way (a noted lock taken first); an argument error of @op; the
+ * error of taking the noted lock.
+ */
+int rmawin__lazy_op(struct rmawin_win *win, const struct rmawin_op_desc *op)
+{
+	int ret;
+
+	if (!__atomic_load_n(&win->late.pending, __ATOMIC_ACQUIRE))
+		return 0;
+	pthread_mutex_lock(&win->ep->lock);
+	if (!win->late.pending) {
+		ret = 0;
+	} else {
+		ret = rmawin__op_check_locked(win, op);
+		if (!ret && op->target == win->late.target && !win->late.nops &&
+		    rmawin_lazy_fits(op)) {
+			win->late.op = *op;
+			win->late.nops = 1;
+			ret = 1;
+		} else if (ret > 0) {
+			ret = 0;	/* the kernel judges it, under the lock */
+		}
+	}
+	pthread_mutex_unlock(&win->ep->lock);
+	return ret ?: rmawin__lazy_settle(win);
+}
+
+/* The kept operation as a whole lock epoch: 0, -EAGAIN, or its error. */
+static int rmawin_lazy_epoch(struct rmawin_win *win, const struct rmawin__late *l)
+{
+	struct rmawin_op_desc op = l->op;
+	struct rmawin_rma r;
+	uint64_t ticket;
+	int ret;
+
+	op.flags = l->type == RMAWIN_LOCK_TYPE_EXCLUSIVE ? RMAWIN_OP_F_EPOCH_EXCLUSIVE :
+							   RMAWIN_OP_F_EPOCH_SHARED;
+	rmawin__ring_drain(win->ep);
+	memset(&r, 0, sizeof(r));
+	r.ops_ptr = (uintptr_t)&op;
+	r.nops = 1;
+	r.op_size = sizeof(op);
+	ticket = rmawin__issue_begin(win->ep);
+	ret = rmawin__ioctl_struct(win->ep->fd, RMAWIN_IOC_RMA, &r);
+	rmawin__issue_end(win->ep, ticket, NULL);
+	return ret;
+}
+
+/**
+ * rmawin__lazy_unlock() - end a noted lock's epoch
+ * @win: the window
+ * @target: the rank rmawin_unlock() names
+ * @res: out, if 1 is returned: what rmawin_unlock() returns
+ *
+ * Return: 1 if the epoch ended here; 0 if rmawin_unlock() is to go the
+ * usual way (no lock of @target noted, or it was taken just now).
+ */
+int rmawin__lazy_unlock(struct rmawin_win *win, uint32_t target, int *res)
+{
+	struct rmawin__late l;
+	int ret = 0;
+
+	if (!__atomic_load_n(&win->late.pending, __ATOMIC_ACQUIRE))
+		return 0;
+	pthread_mutex_lock(&win->ep->lock);
+	if (win->late.pending && win->late.target == target) {
+		l = win->late;
+		win->late.pending = 0;
+		win->late.nops = 0;
+	} else {
+		l.pending = 0;
+	}
+	pthread_mutex_unlock(&win->ep->lock);
+	if (!l.pending)
+		return 0;
+	if (l.nops)
+		ret = rmawin_lazy_epoch(win, &l);
+	if (ret == -EAGAIN) {
+		/* the target's lock is not free now: queue for it */
+		ret = rmawin_lazy_acquire(win, &l);
+		if (!ret)
+			return 0;
+		*res = rmawin__win_result(win, ret);
+		return 1;
+	}
+	/* nothing is held in the kernel, whatever the epoch's outcome */
+	rmawin__epoch_unlock(win, target, 0);
+	*res = rmawin__win_result(win, ret);
+	return 1;
+}
