@@ -583,7 +583,7 @@ struct rmawin_op_desc {
  * its own: lock the target's window (shared or exclusive), apply the
  * operation there, unlock; one message and its answer, handled by the
  * target's kernel, where RMAWIN_IOC_LOCK, the operation and
- * RMAWIN_IOC_UNLOCK take two round trips and three messages each way.
+ * RMAWIN_IOC_UNLOCK take two round trips and three sends from the origin.
  * Only in an RMAWIN_IOC_RMA of this one operation (not in the ring), to
  * another rank, for PUT, GET and the accumulate family, of 1 to
  * RMAWIN_EPOCH_OP_MAX bytes, on a window with no lock held, no PSCW epoch
