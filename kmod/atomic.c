@@ -5,11 +5,17 @@
  * On a window created with RMAWIN_WIN_SAME_OP the application promised
  * MPI's accumulate_ops=same_op_no_op: concurrent accumulate-family
  * operations on one location all use one op, or NO_OP.  There every
- * operation on integers, of any size, goes through the device's atomics,
- * never through the target's CPU (acc.c), because the two are not atomic
- * against each other: a device's fetch-and-add and a CPU's read-modify-
- * write under a spinlock may interleave.  Floats and doubles, whose ops
- * the device cannot compute, stay with the target's CPU.
+ * operation on 8-byte integers, whatever its op, goes through the
+ * device's atomics, never through the target's CPU (acc.c), because the
+ * two are not atomic against each other: a device's fetch-and-add and a
+ * CPU's read-modify-write under a spinlock may interleave.  Integers of
+ * 1, 2 and 4 bytes take the device too only with RMAWIN_WIN_NIC_SMALL_INTS;
+ * else the target's CPU applies them, as it does floats and doubles, whose
+ * ops the device cannot compute.  The path is a function of the window and
+ * the type alone, so every operation on one location of one type takes
+ * the same one; a CPU update of small elements in a word that a device
+ * atomic updates as one 8-byte element overlaps that element with a
+ * different type, which MPI leaves undefined (MPI-3.1 11.7.1).
  *
  * The device works on aligned 8-byte words; an operation takes the words
  * its elements lie in, each word atomic as a whole (so each element in
@@ -68,10 +74,22 @@
 #include "ops.h"
 #include "window.h"
 
-/* Integers: what the device's atomics can compute (floats stay in acc.c). */
-static bool rmawin_atomic_type(u8 datatype)
+/*
+ * Does an operation on @datatype on @win take the device's atomics?  On a
+ * same_op window 8-byte integers do; integers of 1, 2 and 4 bytes only
+ * with RMAWIN_WIN_NIC_SMALL_INTS; floats never (the device cannot compute
+ * them).  A function of the window and the type alone, never of the op or
+ * the length: every operation on one location of one type must take the
+ * same path, or the two would not be atomic against each other.
+ */
+static bool rmawin_atomic_on(const struct rmawin_win *win, u8 datatype)
 {
-	return datatype <= RMAWIN_TYPE_UINT64 && rmawin_acc_size(datatype);
+	u32 size;
+
+	if (!win->same_op || datatype > RMAWIN_TYPE_UINT64)
+		return false;
+	size = rmawin_acc_size(datatype);
+	return size == sizeof(u64) || (size && win->nic_small);
 }
 
 /**
@@ -89,7 +107,7 @@ int rmawin_atomic_check(struct rmawin_target *t, const struct rmawin_op_desc *op
 	struct rmawin_group *grp = win->ep->group;
 
 	t->atomic = false;
-	if (!win->same_op || !rmawin_atomic_type(op->datatype))
+	if (!rmawin_atomic_on(win, op->datatype))
 		return 0;
 	if (t->off % rmawin_acc_size(op->datatype))
 		return -EINVAL;
@@ -575,10 +593,10 @@ bool rmawin_atomic_would_wait(struct rmawin_ep *ep, const struct rmawin_op_desc 
 	struct rmawin_win *win;
 
 	lockdep_assert_held(&ep->lock);
-	if (!rmawin_atomic_type(op->datatype) || op->target >= grp->nranks)
+	if (op->target >= grp->nranks)
 		return false;
 	win = rmawin_win_lookup(ep, op->win);
-	if (!win || !win->same_op)
+	if (!win || !rmawin_atomic_on(win, op->datatype))
 		return false;
 	if (op->target == grp->rank)
 		return READ_ONCE(grp->self_serial);

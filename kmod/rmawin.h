@@ -389,6 +389,8 @@ struct rmawin_win_table {
  * @pscw: post/start/complete/wait state
  * @same_op: RMAWIN_WIN_SAME_OP: 8-byte integer accumulates go through the
  *	device's atomics (atomic.c)
+ * @nic_small: RMAWIN_WIN_NIC_SMALL_INTS: with @same_op, integers of 1, 2
+ *	and 4 bytes too
  * @self: with @same_op in a group of more than one rank: this rank's own
  *	regions, as a peer's descriptor gives them, for its own atomics
  * @ready: created on every rank, and not being freed: the ioctls find it
@@ -442,6 +444,7 @@ struct rmawin_win {
 		bool waiting;	/* a START or WAIT waits: other PSCW calls are refused */
 	} pscw;
 	bool same_op;
+	bool nic_small;
 	struct rmawin_remote *self;
 	bool ready;
 	u32 waiters;

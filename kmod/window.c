@@ -312,8 +312,10 @@ int rmawin_ioctl_win_create(struct rmawin_ep *ep, void *arg)
 	u64 end;
 	int ret;
 
-	if (c->flags & ~(RMAWIN_WIN_ALLOCATE | RMAWIN_WIN_SAME_OP) || c->mmap_offset ||
-	    !c->disp_unit)
+	if (c->flags & ~(RMAWIN_WIN_ALLOCATE | RMAWIN_WIN_SAME_OP | RMAWIN_WIN_NIC_SMALL_INTS) ||
+	    c->mmap_offset || !c->disp_unit)
+		return -EINVAL;
+	if (c->flags & RMAWIN_WIN_NIC_SMALL_INTS && !(c->flags & RMAWIN_WIN_SAME_OP))
 		return -EINVAL;
 	/* the device's atomics work on aligned 8-byte words, all inside the window */
 	if (c->flags & RMAWIN_WIN_SAME_OP &&
@@ -350,6 +352,7 @@ int rmawin_ioctl_win_create(struct rmawin_ep *ep, void *arg)
 	win->disp_unit = c->disp_unit;
 	win->kmem_wanted = c->flags & RMAWIN_WIN_ALLOCATE;
 	win->same_op = c->flags & RMAWIN_WIN_SAME_OP;
+	win->nic_small = c->flags & RMAWIN_WIN_NIC_SMALL_INTS;
 	spin_lock_init(&win->lock);
 	spin_lock_init(&win->acc_lock);
 	INIT_LIST_HEAD(&win->reqs);

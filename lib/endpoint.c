@@ -193,7 +193,8 @@ int rmawin__ep_open(const struct rmawin_ep_attr *attr, struct rmawin_ep **epp)
 	if (ret)
 		goto err_close_fd;
 	ep->rma_quiet = rmawin_ep_has(ep, RMAWIN_FEAT_RMA_QUIET);
-	ep->nic_ints = rmawin_ep_has(ep, RMAWIN_FEAT_NIC_INT_ATOMICS);
+	ep->nic_ints = rmawin_ep_has(ep, RMAWIN_FEAT_NIC_INT_ATOMICS) &&
+		       !rmawin_ep_has(ep, RMAWIN_FEAT_NIC_SMALL_FLAG);
 	ep->epoch_op = rmawin_ep_has(ep, RMAWIN_FEAT_EPOCH_OP);
 
 	*epp = ep;

@@ -95,10 +95,12 @@ static int rmawin_acc_args(const struct rmawin_op_desc *op)
 
 /*
  * As the kernel's rmawin_atomic_check(): on a RMAWIN_WIN_SAME_OP window
- * an integer operation goes through the device's atomics, which need each
- * element inside one aligned 8-byte word: the target offset a multiple of
- * the element size (of 8, for INT64 and UINT64 only, on a kernel without
- * RMAWIN_FEAT_NIC_INT_ATOMICS).
+ * an 8-byte integer operation goes through the device's atomics, which
+ * need it inside one aligned 8-byte word: the target offset a multiple of
+ * 8.  Integers of 1, 2 and 4 bytes go there too with
+ * RMAWIN_WIN_NIC_SMALL_INTS (on every same_op window, on a kernel with
+ * RMAWIN_FEAT_NIC_INT_ATOMICS and without RMAWIN_FEAT_NIC_SMALL_FLAG):
+ * their offset a multiple of their size.
  */
 static int rmawin_acc_align(const struct rmawin_win *win, const struct rmawin_op_desc *op,
 			    uint64_t off)
@@ -109,7 +111,7 @@ static int rmawin_acc_align(const struct rmawin_win *win, const struct rmawin_op
 	if (!(win->flags & RMAWIN_WIN_SAME_OP) || op->datatype >= sizeof(sizes))
 		return 0;
 	size = sizes[op->datatype];
-	if (size < 8 && !win->ep->nic_ints)
+	if (size < 8 && !win->ep->nic_ints && !(win->flags & RMAWIN_WIN_NIC_SMALL_INTS))
 		return 0;
 	return off % size ? -EINVAL : 0;
 }

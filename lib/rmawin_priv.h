@@ -37,7 +37,9 @@
  *	RMAWIN_ISSUE_SHIFT, and how many such calls are under way, below it
  *	(rma.c); read and changed atomically
  * @rma_quiet: the kernel has RMAWIN_RMA_QUIET
- * @nic_ints: the kernel has RMAWIN_FEAT_NIC_INT_ATOMICS
+ * @nic_ints: the kernel takes integers of every size to the device on every
+ *	same_op window (RMAWIN_FEAT_NIC_INT_ATOMICS without
+ *	RMAWIN_FEAT_NIC_SMALL_FLAG), as if each had RMAWIN_WIN_NIC_SMALL_INTS
  * @epoch_op: the kernel has RMAWIN_FEAT_EPOCH_OP
  */
 struct rmawin_ep {

@@ -107,6 +107,8 @@ static int rmawin_win_new(struct rmawin_ep *ep, void *base, size_t size,
 	rmawin__ring_drain(ep);
 	memset(&c, 0, sizeof(c));
 	c.flags = flags;
+	if (ep->nic_ints)	/* an older kernel: every same_op window is so */
+		c.flags &= ~RMAWIN_WIN_NIC_SMALL_INTS;
 	c.base = (uintptr_t)base;
 	c.length = size;
 	c.disp_unit = disp_unit;
@@ -142,10 +144,18 @@ static int rmawin_win_new(struct rmawin_ep *ep, void *base, size_t size,
 	return 0;
 }
 
+/* Flags the library knows; NIC_SMALL_INTS only with SAME_OP. */
+static int rmawin_win_flags_bad(unsigned int flags)
+{
+	if (flags & ~(RMAWIN_WIN_SAME_OP | RMAWIN_WIN_NIC_SMALL_INTS))
+		return 1;
+	return (flags & RMAWIN_WIN_NIC_SMALL_INTS) && !(flags & RMAWIN_WIN_SAME_OP);
+}
+
 int rmawin_win_create(struct rmawin_ep *ep, void *base, size_t size, unsigned int disp_unit,
 		      unsigned int flags, struct rmawin_win **win)
 {
-	if (!ep || !win || (flags & ~RMAWIN_WIN_SAME_OP) || !disp_unit || (!base && size))
+	if (!ep || !win || rmawin_win_flags_bad(flags) || !disp_unit || (!base && size))
 		return -EINVAL;
 	return rmawin_win_new(ep, base, size, disp_unit, flags, win);
 }
@@ -155,7 +165,7 @@ int rmawin_win_allocate(struct rmawin_ep *ep, size_t size, unsigned int disp_uni
 {
 	int ret;
 
-	if (!ep || !base || !win || (flags & ~RMAWIN_WIN_SAME_OP) || !disp_unit)
+	if (!ep || !base || !win || rmawin_win_flags_bad(flags) || !disp_unit)
 		return -EINVAL;
 	ret = rmawin_win_new(ep, NULL, size, disp_unit, flags | RMAWIN_WIN_ALLOCATE, win);
 	if (!ret)

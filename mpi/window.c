@@ -131,17 +131,20 @@ static void rmpi_win_lazy(struct rmawin_win *rw)
 }
 
 /*
- * RMAWIN_WIN_SAME_OP, the device's atomics for integer accumulates, where
- * MPI's info key accumulate_ops promises same_op or same_op_no_op, and
- * where it is absent: its default is same_op_no_op (MPI-3.1 11.2.1).  Any
- * other value promises nothing.  Every rank's base and size must be
+ * RMAWIN_WIN_SAME_OP, the device's atomics for 8-byte integer accumulates,
+ * where MPI's info key accumulate_ops promises same_op or same_op_no_op,
+ * and where it is absent: its default is same_op_no_op (MPI-3.1 11.2.1).
+ * Any other value promises nothing.  Every rank's base and size must be
  * multiples of 8 (an allocated window's are: its size is rounded up) and
- * the ranks must agree: collective.  RMAWIN_MPI_SAME_OP=0 turns it off,
- * whatever the info says.
+ * the ranks must agree: collective (the least of every rank's level).
+ * RMAWIN_MPI_SAME_OP=0 turns it off, whatever the info says;
+ * RMAWIN_MPI_NIC_SMALL_INTS=1 adds RMAWIN_WIN_NIC_SMALL_INTS (smaller
+ * integers on the device too) where every rank sets it.
  */
 static unsigned int rmpi_win_flags(MPI_Info info, const void *base, MPI_Aint size,
 				   MPI_Comm comm)
 {
+	const char *small = getenv("RMAWIN_MPI_NIC_SMALL_INTS");
 	char val[MPI_MAX_INFO_VAL + 1];
 	int flag = 0, same = 1, all = 0;
 
@@ -151,8 +154,12 @@ static unsigned int rmpi_win_flags(MPI_Info info, const void *base, MPI_Aint siz
 		same = !strcmp(val, "same_op") || !strcmp(val, "same_op_no_op");
 	if ((uintptr_t)base % 8 || size % 8 || rmpi_same_op_off())
 		same = 0;
-	if (PMPI_Allreduce(&same, &all, 1, MPI_INT, MPI_LAND, comm) != MPI_SUCCESS)
+	if (same && small && !strcmp(small, "1"))
+		same = 2;
+	if (PMPI_Allreduce(&same, &all, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS)
 		return 0;
+	if (all == 2)
+		return RMAWIN_WIN_SAME_OP | RMAWIN_WIN_NIC_SMALL_INTS;
 	return all ? RMAWIN_WIN_SAME_OP : 0;
 }
 

@@ -243,9 +243,19 @@ const char *rmawin_strerror(int err);
  * (RMAWIN_INT64, RMAWIN_UINT64) then use the device's atomics: SUM, NO_OP
  * and compare_and_swap in one round trip, the other ops as a
  * compare-and-swap loop; their target offset must be a multiple of 8
- * (else -EINVAL).  The same value as the kernel's uAPI flag.
+ * (else -EINVAL).  Other types go to the target's kernel, as on any
+ * window.  The same value as the kernel's uAPI flag.
  */
 #define RMAWIN_WIN_SAME_OP	0x2U
+/*
+ * Window flag, with RMAWIN_WIN_SAME_OP only (else -EINVAL): integers of 1,
+ * 2 and 4 bytes take the device's atomics too, as compare-and-swap loops
+ * on the aligned 8-byte words they lie in; their target offset must be a
+ * multiple of their size (else -EINVAL).  One device atomic per 8 bytes:
+ * good for counters and flags, slow for arrays, which the target's kernel
+ * takes 448 bytes a message.  The same on every rank.
+ */
+#define RMAWIN_WIN_NIC_SMALL_INTS	0x4U
 
 /**
  * rmawin_win_create() - expose existing memory to the group (collective)
@@ -253,7 +263,8 @@ const char *rmawin_strerror(int err);
  * @base: start of the memory
  * @size: its length in bytes
  * @disp_unit: unit of target displacements into this window, in bytes
- * @flags: 0 or RMAWIN_WIN_SAME_OP (the same on every rank)
+ * @flags: 0, RMAWIN_WIN_SAME_OP, or both it and RMAWIN_WIN_NIC_SMALL_INTS
+ *	(the same on every rank)
  * @win: on success, the new window
  *
  * The kernel pins and registers the memory and exchanges its keys with
@@ -261,7 +272,8 @@ const char *rmawin_strerror(int err);
  * is legal (the rank exposes nothing).  Every rank must create its windows
  * in the same order.
  *
- * Return: 0; -EINVAL (NULL, flags, @disp_unit 0, @base not 8-byte aligned
+ * Return: 0; -EINVAL (NULL, flags, RMAWIN_WIN_NIC_SMALL_INTS without
+ * RMAWIN_WIN_SAME_OP, @disp_unit 0, @base or @size not a multiple of 8
  * with RMAWIN_WIN_SAME_OP); -EFAULT for memory that is not mapped writable; -ENOMEM (or -EPERM) beyond RLIMIT_MEMLOCK;
  * -EREMOTEIO if another rank failed to create its part; -ECONNRESET,
  * -ENODEV.
@@ -274,7 +286,8 @@ int rmawin_win_create(struct rmawin_ep *ep, void *base, size_t size, unsigned in
  * @ep: the endpoint
  * @size: length in bytes
  * @disp_unit: unit of target displacements into this window, in bytes
- * @flags: 0 or RMAWIN_WIN_SAME_OP (the same on every rank)
+ * @flags: 0, RMAWIN_WIN_SAME_OP, or both it and RMAWIN_WIN_NIC_SMALL_INTS
+ *	(the same on every rank)
  * @base: on success, where the memory is mapped in this process
  * @win: on success, the new window
  *

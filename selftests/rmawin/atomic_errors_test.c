@@ -3,10 +3,14 @@
  * NIC atomics, the errors: on a window created with RMAWIN_WIN_SAME_OP an
  * 8-byte integer accumulate-family operation at a target offset that is
  * not a multiple of 8 is -EINVAL (the device's atomics need it), through
- * the library and through the raw ioctls, to this rank and to a peer;
- * other types at such offsets work; a same_op window on a base that is
- * not 8-byte aligned, and unknown flag bits, are -EINVAL; the module
- * reports RMAWIN_FEAT_NIC_ATOMICS.  atomic_test.c has the operations.
+ * the library and through the raw ioctls, to this rank and to a peer; so
+ * is a smaller integer at an offset that is not a multiple of its size
+ * with RMAWIN_WIN_NIC_SMALL_INTS, while without it (the target's kernel)
+ * such an operation works; other types at such offsets work; a same_op
+ * window on a base that is not 8-byte aligned, RMAWIN_WIN_NIC_SMALL_INTS
+ * without RMAWIN_WIN_SAME_OP, and unknown flag bits, are -EINVAL; the
+ * module reports RMAWIN_FEAT_NIC_ATOMICS and RMAWIN_FEAT_NIC_SMALL_FLAG.
+ * atomic_test.c has the operations.
  */
 #include <stdint.h>
 #include <rmawin.h>
@@ -55,7 +59,7 @@ static int misaligned_ops(struct rmawin_ep *ep, struct rmawin_win *win, int t)
 							RMAWIN_SUM));
 	RMAWIN_TEST_WANT(-EINVAL, rmawin_get_accumulate(win, v, r, 2, RMAWIN_UINT64, t, 20,
 							RMAWIN_NO_OP));
-	/* smaller integers: each element must lie in one of the device's words */
+	/* smaller integers, with NIC_SMALL_INTS: each element must lie in one of the device's words */
 	RMAWIN_TEST_WANT(-EINVAL, rmawin_fetch_and_op(win, &v32, &r32, RMAWIN_INT32, t, 2,
 						      RMAWIN_SUM));
 	RMAWIN_TEST_WANT(-EINVAL, rmawin_accumulate(win, &v16, 1, RMAWIN_INT16, t, 1, RMAWIN_MAX));
@@ -124,23 +128,50 @@ static long aligned_check(const unsigned char *w, size_t len)
 }
 
 /*
+ * On a same_op window without RMAWIN_WIN_NIC_SMALL_INTS (unit 1), to
+ * target @t: smaller integers at offsets that are not multiples of their
+ * size work (the target's kernel applies them), an int64 at byte 4 is
+ * still refused.
+ */
+static int small_unaligned_ops(struct rmawin_win *win, int t, int32_t *r32)
+{
+	static const int32_t one32 = 1;
+	static const int16_t one16 = 1;
+	static const int64_t one64 = 1;
+	static int64_t r64;
+	int bad = 0;
+
+	RMAWIN_TEST_WANT(0, rmawin_fetch_and_op(win, &one32, r32, RMAWIN_INT32, t, 2, RMAWIN_SUM));
+	RMAWIN_TEST_WANT(0, rmawin_accumulate(win, &one16, 1, RMAWIN_INT16, t, 9, RMAWIN_SUM));
+	RMAWIN_TEST_WANT(-EINVAL, rmawin_fetch_and_op(win, &one64, &r64, RMAWIN_INT64, t, 4,
+						      RMAWIN_SUM));
+	return bad;
+}
+
+/*
  * Two ranks, each to itself and to the other: on a same_op window of unit
- * 1 the misaligned 8-byte integer operations are refused, the aligned ones
- * and the other types anywhere work, and the unlock reports nothing for
- * what was refused; on one of unit 4, target_disp 1 (byte 4) is refused
- * and 2 (byte 8) works; on a window without the flag, byte 4 works.
+ * 1 with RMAWIN_WIN_NIC_SMALL_INTS the misaligned integer operations are
+ * refused, the aligned ones and the other types anywhere work, and the
+ * unlock reports nothing for what was refused; on one without
+ * NIC_SMALL_INTS only the 8-byte ones are; on one of unit 4, target_disp 1
+ * (byte 4) is refused and 2 (byte 8) works; on a window without the flag,
+ * byte 4 works.
  */
 static int align_rank(struct rmawin_ep *ep, void *arg)
 {
-	static uint64_t mem[16], mem4[4], plain[4];
+	static uint64_t mem[16], mem4[4], plain[4], so[4];
 	int me = rmawin_rank(ep), bad = 0, t, tt[2] = { me, 1 - me };
-	struct rmawin_win *win, *win4, *winp;
-	int32_t r32[2];
+	struct rmawin_win *win, *win4, *winp, *winso;
+	int32_t r32[2], rso[2], i32;
 	int64_t r64[2], r4[2], one = 1;
+	int16_t i16;
 	long at;
 
 	(void)arg;
-	RMAWIN_TEST_TRY(1, rmawin_win_create(ep, mem, sizeof(mem), 1, RMAWIN_WIN_SAME_OP, &win));
+	RMAWIN_TEST_TRY(1, rmawin_win_create(ep, mem, sizeof(mem), 1,
+					     RMAWIN_WIN_SAME_OP | RMAWIN_WIN_NIC_SMALL_INTS, &win));
+	RMAWIN_TEST_TRY(13, rmawin_win_create(ep, so, sizeof(so), 1, RMAWIN_WIN_SAME_OP, &winso));
+	RMAWIN_TEST_TRY(14, rmawin_lock_all(winso));
 	RMAWIN_TEST_TRY(2, rmawin_win_create(ep, mem4, sizeof(mem4), 4, RMAWIN_WIN_SAME_OP,
 					     &win4));
 	RMAWIN_TEST_TRY(3, rmawin_win_create(ep, plain, sizeof(plain), 1, 0, &winp));
@@ -156,7 +187,9 @@ static int align_rank(struct rmawin_ep *ep, void *arg)
 						      RMAWIN_SUM));
 		RMAWIN_TEST_WANT(0, rmawin_accumulate(winp, &one, 1, RMAWIN_INT64, tt[t], 4,
 						      RMAWIN_SUM));
+		bad += small_unaligned_ops(winso, tt[t], &rso[t]);
 	}
+	RMAWIN_TEST_WANT(0, rmawin_unlock_all(winso));
 	RMAWIN_TEST_WANT(0, rmawin_unlock_all(win));
 	RMAWIN_TEST_WANT(0, rmawin_unlock_all(win4));
 	RMAWIN_TEST_WANT(0, rmawin_unlock_all(winp));
@@ -179,6 +212,15 @@ static int align_rank(struct rmawin_ep *ep, void *arg)
 				(long long)one);
 		bad = 1;
 	}
+	memcpy(&i32, (unsigned char *)so + 2, 4);
+	memcpy(&i16, (unsigned char *)so + 9, 2);
+	if (i32 != 2 || i16 != 2 || so[2] || so[3] || ((unsigned char *)so)[0] ||
+	    ((unsigned char *)so)[6] || ((unsigned char *)so)[11] || rso[0] > 1 || rso[1] > 1) {
+		RMAWIN_TEST_MSG("same_op window without NIC_SMALL_INTS: int32 %d at byte 2, int16 %d "
+				"at byte 9 (want 2, 2), fetched %d %d", i32, i16, rso[0], rso[1]);
+		bad = 1;
+	}
+	RMAWIN_TEST_TRY(15, rmawin_win_free(winso));
 	RMAWIN_TEST_TRY(9, rmawin_win_free(winp));
 	RMAWIN_TEST_TRY(10, rmawin_win_free(win4));
 	RMAWIN_TEST_TRY(11, rmawin_win_free(win));
@@ -193,15 +235,17 @@ TEST_F(path, misaligned_operations_einval)
 
 /*
  * Window creation: RMAWIN_WIN_SAME_OP with a base that is not 8-byte
- * aligned or a length that is not a multiple of 8, and unknown flag bits,
- * are -EINVAL on every rank; a base that is 8-byte aligned but no more is
- * fine, and the window works.
+ * aligned or a length that is not a multiple of 8, RMAWIN_WIN_NIC_SMALL_INTS
+ * without RMAWIN_WIN_SAME_OP, and unknown flag bits, are -EINVAL on every
+ * rank; a base that is 8-byte aligned but no more is fine, and the window
+ * works.
  */
 static int create_rank(struct rmawin_ep *ep, void *arg)
 {
 	static uint64_t mem[8] __attribute__((aligned(64)));
 	static const unsigned int bad_flags[] = {
-		0x100, 0x4, 0x80000000, RMAWIN_WIN_SAME_OP | 0x100,
+		0x100, 0x8, 0x80000000, RMAWIN_WIN_SAME_OP | 0x100, RMAWIN_WIN_NIC_SMALL_INTS,
+		RMAWIN_WIN_NIC_SMALL_INTS | 0x100,
 	};
 	unsigned char *b = (unsigned char *)mem;
 	int me = rmawin_rank(ep), bad = 0;
@@ -218,6 +262,9 @@ static int create_rank(struct rmawin_ep *ep, void *arg)
 	RMAWIN_TEST_WANT(-EINVAL, rmawin_win_create(ep, b, 12, 4, RMAWIN_WIN_SAME_OP, &win));
 	RMAWIN_TEST_WANT(-EINVAL, rmawin_win_allocate(ep, 4097, 1, RMAWIN_WIN_SAME_OP, &base,
 						      &win));
+	RMAWIN_TEST_WANT(-EINVAL, rmawin_win_create(ep, b + 4, 32, 1,
+						    RMAWIN_WIN_SAME_OP | RMAWIN_WIN_NIC_SMALL_INTS,
+						    &win));
 	for (i = 0; i < ARRAY_SIZE(bad_flags); i++) {
 		RMAWIN_TEST_WANT(-EINVAL, rmawin_win_create(ep, mem, 64, 8, bad_flags[i], &win));
 		RMAWIN_TEST_WANT(-EINVAL, rmawin_win_allocate(ep, 4096, 8, bad_flags[i], &base,
@@ -298,9 +345,11 @@ static int acc_raw(int fd, __u32 win, int opcode, int acc_op, int type, int targ
  * The library checks alignment before the kernel sees an operation; here
  * the kernel is asked directly: WIN_CREATE with unknown flags or a
  * misaligned base or a length that is not whole words under
- * RMAWIN_WIN_SAME_OP, RMA descriptors of 8-byte integer operations at byte
- * 4 and of an int32 one at byte 2 (to itself and to the peer), are
- * -EINVAL; the same at byte 8, and the int32 one at byte 4, work.
+ * RMAWIN_WIN_SAME_OP, RMAWIN_WIN_NIC_SMALL_INTS without it, RMA descriptors
+ * of 8-byte integer operations at byte 4 and (with NIC_SMALL_INTS) of an
+ * int32 one at byte 2 (to itself and to the peer), are -EINVAL; the same at
+ * byte 8, and the int32 one at byte 4, work; without NIC_SMALL_INTS the
+ * int32 one at byte 2 works too, the int64 one at byte 4 does not.
  */
 static int raw_rank(struct rmawin_ep *ep, void *arg)
 {
@@ -311,10 +360,14 @@ static int raw_rank(struct rmawin_ep *ep, void *arg)
 
 	(void)arg;
 	RMAWIN_TEST_WANT(-EINVAL, create_raw(fd, 0x100, mem, 64, 1, &win));
-	RMAWIN_TEST_WANT(-EINVAL, create_raw(fd, 0x4, mem, 64, 1, &win));
+	RMAWIN_TEST_WANT(-EINVAL, create_raw(fd, 0x8, mem, 64, 1, &win));
+	RMAWIN_TEST_WANT(-EINVAL, create_raw(fd, RMAWIN_WIN_NIC_SMALL_INTS, mem, 64, 1, &win));
+	RMAWIN_TEST_WANT(-EINVAL, create_raw(fd, RMAWIN_WIN_NIC_SMALL_INTS | RMAWIN_WIN_ALLOCATE,
+					     NULL, 4096, 1, &win));
 	RMAWIN_TEST_WANT(-EINVAL, create_raw(fd, RMAWIN_WIN_SAME_OP, (char *)mem + 4, 32, 1, &win));
 	RMAWIN_TEST_WANT(-EINVAL, create_raw(fd, RMAWIN_WIN_SAME_OP, mem, 60, 1, &win));
-	RMAWIN_TEST_TRY(1, create_raw(fd, RMAWIN_WIN_SAME_OP, mem, 64, 1, &win));
+	RMAWIN_TEST_TRY(1, create_raw(fd, RMAWIN_WIN_SAME_OP | RMAWIN_WIN_NIC_SMALL_INTS, mem, 64,
+				      1, &win));
 	RMAWIN_TEST_TRY(2, fence_raw(fd, win));
 	for (t = 0; t < 2; t++) {
 		RMAWIN_TEST_WANT(-EINVAL, acc_raw(fd, win, RMAWIN_OP_FETCH_OP, RMAWIN_ACC_SUM,
@@ -340,6 +393,23 @@ static int raw_rank(struct rmawin_ep *ep, void *arg)
 		bad = 1;
 	}
 	RMAWIN_TEST_TRY(3, free_raw(fd, win));
+	/* RMAWIN_WIN_SAME_OP alone: the int32 at byte 2 goes to the target's kernel */
+	memset(mem, 0, sizeof(mem));
+	RMAWIN_TEST_TRY(5, create_raw(fd, RMAWIN_WIN_SAME_OP, mem, 64, 1, &win));
+	RMAWIN_TEST_TRY(6, fence_raw(fd, win));
+	for (t = 0; t < 2; t++) {
+		RMAWIN_TEST_WANT(0, acc_raw(fd, win, RMAWIN_OP_FETCH_OP, RMAWIN_ACC_SUM,
+					    RMAWIN_TYPE_INT32, t, 2, 4, &v32, NULL, &r32[t]));
+		RMAWIN_TEST_WANT(-EINVAL, acc_raw(fd, win, RMAWIN_OP_FETCH_OP, RMAWIN_ACC_SUM,
+						  RMAWIN_TYPE_INT64, t, 4, 8, v, NULL, res));
+	}
+	RMAWIN_TEST_WANT(0, fence_raw(fd, win));
+	if (mem[0] != (uint64_t)2 << 16 || mem[1]) {
+		RMAWIN_TEST_MSG("rank %d's window without NIC_SMALL_INTS: %#llx %#llx, want 0x20000 0",
+				me, (unsigned long long)mem[0], (unsigned long long)mem[1]);
+		bad = 1;
+	}
+	RMAWIN_TEST_TRY(7, free_raw(fd, win));
 	return bad ? 4 : 0;
 }
 
@@ -361,6 +431,9 @@ TEST(feature_nic_atomics)
 	ASSERT_LE(0, n) TH_LOG("rmawin_query: %s", rmawin_strerror(n));
 	EXPECT_NE(0, info.features & RMAWIN_FEAT_NIC_ATOMICS)
 		TH_LOG("features %#llx: no RMAWIN_FEAT_NIC_ATOMICS",
+		       (unsigned long long)info.features);
+	EXPECT_NE(0, info.features & RMAWIN_FEAT_NIC_SMALL_FLAG)
+		TH_LOG("features %#llx: no RMAWIN_FEAT_NIC_SMALL_FLAG",
 		       (unsigned long long)info.features);
 	for (i = 0; i < n && i < 16; i++) {
 		if (strcmp(devs[i].name, rmawin_test_ibdev()))

@@ -1,19 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The device's atomics for integers smaller than 8 bytes on same_op
- * windows (RMAWIN_FEAT_NIC_INT_ATOMICS): the elements of 1, 2 and 4 bytes
- * are updated through compare-and-swap loops on the aligned 8-byte words
- * they lie in, from four ranks at once, rank 0 on its own window too.
- * Elements that share a word with other ranks' elements keep their own
- * values (no rank's loop overwrites another's lanes); elements that all
- * ranks update come out exact, and what their fetching operations fetched
- * forms a serial chain; the module's nic_atomics counter grows.  Then
- * operations of more words than an operation keeps in flight at once
+ * The device's atomics for integers smaller than 8 bytes on windows created
+ * with RMAWIN_WIN_SAME_OP | RMAWIN_WIN_NIC_SMALL_INTS: the elements of 1, 2
+ * and 4 bytes are updated through compare-and-swap loops on the aligned
+ * 8-byte words they lie in, from four ranks at once, rank 0 on its own
+ * window too.  Elements that share a word with other ranks' elements keep
+ * their own values (no rank's loop overwrites another's lanes); elements
+ * that all ranks update come out exact, and what their fetching operations
+ * fetched forms a serial chain; the module's nic_atomics counter grows.
+ * Then operations of more words than an operation keeps in flight at once
  * (RMAWIN_ATOMIC_LANES, 32), from four ranks at once: every element comes
  * out exact and every fetched value is one the element held.  Last, one
  * origin repeating an accumulate of bytes over 64 words takes one device
  * atomic per word after the first time (its loops guess what the one
- * before left), not two.
+ * before left), not two.  The first two run on a window with
+ * RMAWIN_WIN_SAME_OP alone too, where the smaller integers go to the
+ * target's kernel: the same exact results, and no device atomic for them
+ * (the int64 elements beside them, one each).
  */
 #include "atomic_test.h"
 
@@ -27,6 +30,9 @@
 
 #define KI	25	/* rounds per rank: 4 * 25 * 2 < 256 for the int8 counters */
 
+/* The windows of the device's path for the smaller integers */
+#define SMALL	(RMAWIN_WIN_SAME_OP | RMAWIN_WIN_NIC_SMALL_INTS)
+
 static int ints_rank(struct rmawin_ep *ep, void *arg)
 {
 	uint64_t mem[W_LEN / 8];
@@ -38,12 +44,12 @@ static int ints_rank(struct rmawin_ep *ep, void *arg)
 	struct rmawin_win *win;
 	long before;
 
-	(void)arg;
 	memset(mem, 0, sizeof(mem));
 	memset((char *)mem + W_I8_FOP + 1, 0x5a, 7);
 	for (j = 0; j < 5; j++)
 		add16[j] = (int16_t)(j + 1);
-	RMAWIN_TEST_TRY(1, rmawin_win_create(ep, mem, sizeof(mem), 1, RMAWIN_WIN_SAME_OP, &win));
+	RMAWIN_TEST_TRY(1, rmawin_win_create(ep, mem, sizeof(mem), 1, *(const unsigned int *)arg,
+					     &win));
 	before = rmawin_test_ep_stat("nic_atomics");
 	RMAWIN_TEST_TRY(2, rmawin_barrier(ep));
 	RMAWIN_TEST_TRY(3, rmawin_lock(win, RMAWIN_LOCK_SHARED, 0));
@@ -92,18 +98,16 @@ static int ints_rank(struct rmawin_ep *ep, void *arg)
 	return rank_end(ep, win, mem, sizeof(mem), before);
 }
 
-TEST_F_TIMEOUT(path, small_integers_through_the_device, 120)
+/* What ints_rank() left in rank 0's window, whichever path it took */
+static void ints_check(struct __test_metadata *_metadata)
 {
 	const unsigned char *w;
 	struct fetched ops[NR * KI];
 	uint16_t u16[4];
 	int32_t i32[2];
 	int16_t s16[5];
-	long grew;
 	int r, i, j;
 
-	shared_setup(_metadata);
-	grew = run_counted(_metadata, NR, ints_rank, NULL, 100);
 	w = (const unsigned char *)sh->final;
 	for (r = 0; r < NR; r++)
 		EXPECT_EQ(KI, w[W_LANES + r]) TH_LOG("rank %d's own byte", r);
@@ -129,9 +133,31 @@ TEST_F_TIMEOUT(path, small_integers_through_the_device, 120)
 		EXPECT_EQ(NR * KI * (j + 1), s16[j]) TH_LOG("int16 element %d across the words", j);
 	EXPECT_EQ(0, w[W_SPAN - 1]);
 	EXPECT_EQ(0, w[W_SPAN + 10]);
+}
+
+TEST_F_TIMEOUT(path, small_integers_through_the_device, 120)
+{
+	unsigned int flags = SMALL;
+	long grew;
+
+	shared_setup(_metadata);
+	grew = run_counted(_metadata, NR, ints_rank, &flags, 100);
+	ints_check(_metadata);
 	/* every operation above took at least one device atomic */
 	EXPECT_LE((long)NR * KI * 9, grew);
 	expect_ep_atomics(_metadata, NR, KI * 9);
+	expect_end(_metadata);
+}
+
+/* The same on a window with RMAWIN_WIN_SAME_OP alone: the target's kernel, as exact */
+TEST_F_TIMEOUT(path, small_integers_target_side_without_the_flag, 120)
+{
+	unsigned int flags = RMAWIN_WIN_SAME_OP;
+
+	shared_setup(_metadata);
+	run_counted(_metadata, NR, ints_rank, &flags, 100);
+	ints_check(_metadata);
+	expect_ep_atomics_eq(_metadata, NR, 0);
 	expect_end(_metadata);
 }
 
@@ -144,7 +170,7 @@ static int replace8_rank(struct rmawin_ep *ep, void *arg)
 	uint8_t v[KI], got[KI];
 
 	(void)arg;
-	RMAWIN_TEST_TRY(1, rmawin_win_create(ep, mem, sizeof(mem), 1, RMAWIN_WIN_SAME_OP, &win));
+	RMAWIN_TEST_TRY(1, rmawin_win_create(ep, mem, sizeof(mem), 1, SMALL, &win));
 	RMAWIN_TEST_TRY(2, rmawin_barrier(ep));
 	RMAWIN_TEST_TRY(3, rmawin_lock(win, RMAWIN_LOCK_SHARED, 0));
 	for (i = 0; i < KI; i++) {
@@ -202,13 +228,13 @@ static int many_words_rank(struct rmawin_ep *ep, void *arg)
 	struct rmawin_win *win;
 	long before;
 
-	(void)arg;
 	memset(mem, 0, sizeof(mem));
 	for (j = 0; j < M_I8; j++)
 		add8[j] = (int8_t)(j % 7 + 1);
 	for (j = 0; j < M_I64; j++)
 		add64[j] = j + 1;
-	RMAWIN_TEST_TRY(1, rmawin_win_create(ep, mem, sizeof(mem), 1, RMAWIN_WIN_SAME_OP, &win));
+	RMAWIN_TEST_TRY(1, rmawin_win_create(ep, mem, sizeof(mem), 1, *(const unsigned int *)arg,
+					     &win));
 	before = rmawin_test_ep_stat("nic_atomics");
 	RMAWIN_TEST_TRY(2, rmawin_barrier(ep));
 	RMAWIN_TEST_TRY(3, rmawin_lock(win, RMAWIN_LOCK_SHARED, 0));
@@ -233,16 +259,14 @@ static int many_words_rank(struct rmawin_ep *ep, void *arg)
 	return rank_end(ep, win, mem, sizeof(mem), before);
 }
 
-TEST_F_TIMEOUT(path, more_words_than_lanes_from_every_rank, 120)
+/* What many_words_rank() left in rank 0's window, whichever path it took */
+static void many_words_check(struct __test_metadata *_metadata)
 {
 	struct fetched ops[NR * KM];
 	const unsigned char *w;
 	int64_t v;
-	long grew;
 	int i, j;
 
-	shared_setup(_metadata);
-	grew = run_counted(_metadata, NR, many_words_rank, NULL, 100);
 	w = (const unsigned char *)sh->final;
 	for (j = 0; j < M_I8; j++)
 		EXPECT_EQ(NR * KM * (j % 7 + 1), w[j]) TH_LOG("int8 element %d", j);
@@ -254,9 +278,35 @@ TEST_F_TIMEOUT(path, more_words_than_lanes_from_every_rank, 120)
 			ops[i] = (struct fetched){ .got = sh->got[i * M_I64 + j], .add = j + 1 };
 		expect_chain(_metadata, "int64 get_accumulate", ops, NR * KM, 0, (uint64_t)v);
 	}
+}
+
+TEST_F_TIMEOUT(path, more_words_than_lanes_from_every_rank, 120)
+{
+	unsigned int flags = SMALL;
+	long grew;
+
+	shared_setup(_metadata);
+	grew = run_counted(_metadata, NR, many_words_rank, &flags, 100);
+	many_words_check(_metadata);
 	/* one device atomic per word at least, per operation */
 	EXPECT_LE((long)NR * KM * (M_I8 / 8 + M_I64), grew);
 	expect_ep_atomics(_metadata, NR, KM * (M_I8 / 8 + M_I64));
+	expect_end(_metadata);
+}
+
+/*
+ * RMAWIN_WIN_SAME_OP alone: the int8 array goes to the target's kernel
+ * whole, and the int64 elements beside it take one fetch-and-add each,
+ * no more: exactly M_I64 device atomics per round.
+ */
+TEST_F_TIMEOUT(path, more_words_int8_target_side_without_the_flag, 120)
+{
+	unsigned int flags = RMAWIN_WIN_SAME_OP;
+
+	shared_setup(_metadata);
+	run_counted(_metadata, NR, many_words_rank, &flags, 100);
+	many_words_check(_metadata);
+	expect_ep_atomics_eq(_metadata, NR, KM * M_I64);
 	expect_end(_metadata);
 }
 
@@ -277,8 +327,7 @@ static int repeat_rank(struct rmawin_ep *ep, void *arg)
 	(void)arg;
 	memset(mem, 1, sizeof(mem));
 	memset(ones, 1, sizeof(ones));
-	RMAWIN_TEST_TRY(1, rmawin_win_create(ep, mem, me ? sizeof(mem) : 0, 1, RMAWIN_WIN_SAME_OP,
-					     &win));
+	RMAWIN_TEST_TRY(1, rmawin_win_create(ep, mem, me ? sizeof(mem) : 0, 1, SMALL, &win));
 	before = rmawin_test_ep_stat("nic_atomics");
 	RMAWIN_TEST_TRY(2, rmawin_barrier(ep));
 	if (me == 0) {

@@ -4,10 +4,11 @@
  * atomic_test.c: MAX, MIN, PROD, the bitwise and logical ops and SUM
  * through accumulate (a compare-and-swap loop from the origin) and NO_OP;
  * accumulate and get_accumulate of 64 elements all to all; a group of one
- * keeps the CPU path; int32 operations on such a window take the device's
- * atomics too (atomic_int_test.c has the smaller integers), beside int64
- * ones and doubles, which keep the target-side path; a window without the
- * flag never takes the device's atomics.
+ * keeps the CPU path; int32 operations take the device's atomics too with
+ * RMAWIN_WIN_NIC_SMALL_INTS (atomic_int_test.c has the smaller integers),
+ * the target's kernel without it, beside int64 ones (the device) and
+ * doubles (the target's kernel); a window without the flag never takes
+ * the device's atomics.
  */
 #include "atomic_test.h"
 
@@ -380,7 +381,7 @@ TEST_F(path, single_rank_group_cpu_path)
 	expect_end(_metadata);
 }
 
-/* ---- int32 on a same_op window takes the device too, doubles do not ----- */
+/* ---- int32 on a same_op window: the device with NIC_SMALL_INTS ---------- */
 
 #define KX	10	/* rounds of the int32 and double accumulates */
 
@@ -390,15 +391,22 @@ TEST_F(path, single_rank_group_cpu_path)
 #define MIX_ARR		4	/* int32[4], bytes 16-31 */
 #define MIX_DBL		8	/* double, bytes 32-39 */
 
+struct mix {
+	int with_int64;
+	unsigned int flags;	/* the window's */
+};
+
 /*
  * Under a shared lock on rank 0, every rank fetch_and_ops +1 onto an int32
- * counter K times, and accumulates int32s and a double; with *@arg, it
- * also fetch_and_ops +1 onto an int64 counter beside them, which takes the
- * device's atomics while the rest stays with the target's kernel.
+ * counter K times, and accumulates int32s and a double; with @with_int64,
+ * it also fetch_and_ops +1 onto an int64 counter beside them, which takes
+ * the device's atomics while the doubles stay with the target's kernel
+ * (and the int32s too, without RMAWIN_WIN_NIC_SMALL_INTS).
  */
 static int mix_rank(struct rmawin_ep *ep, void *arg)
 {
-	int with_int64 = *(const int *)arg, me = rmawin_rank(ep), i, j;
+	const struct mix *m = arg;
+	int with_int64 = m->with_int64, me = rmawin_rank(ep), i, j;
 	uint64_t mem[8] = { 0 }, got64[K];
 	int32_t got32[K], one32 = 1, arr[4];
 	int64_t one64 = 1;
@@ -408,7 +416,7 @@ static int mix_rank(struct rmawin_ep *ep, void *arg)
 
 	for (j = 0; j < 4; j++)
 		arr[j] = (me + 1) * (j + 1);
-	RMAWIN_TEST_TRY(1, rmawin_win_create(ep, mem, sizeof(mem), 4, RMAWIN_WIN_SAME_OP, &win));
+	RMAWIN_TEST_TRY(1, rmawin_win_create(ep, mem, sizeof(mem), 4, m->flags, &win));
 	before = rmawin_test_ep_stat("nic_atomics");
 	RMAWIN_TEST_TRY(2, rmawin_barrier(ep));
 	RMAWIN_TEST_TRY(3, rmawin_lock(win, RMAWIN_LOCK_SHARED, 0));
@@ -475,11 +483,11 @@ static void mix_check(struct __test_metadata *_metadata, int with_int64)
 
 TEST_F_TIMEOUT(path, same_op_int32_through_the_device_beside_double, 60)
 {
-	int with_int64 = 0;
+	struct mix m = { 0, RMAWIN_WIN_SAME_OP | RMAWIN_WIN_NIC_SMALL_INTS };
 	long grew;
 
 	shared_setup(_metadata);
-	grew = run_counted(_metadata, NR, mix_rank, &with_int64, 50);
+	grew = run_counted(_metadata, NR, mix_rank, &m, 50);
 	mix_check(_metadata, 0);
 	/* each int32 fetch_and_op and each accumulate of int32[4] (two words): a loop */
 	EXPECT_LE((long)NR * (K + 2 * KX), grew);
@@ -515,7 +523,6 @@ TEST_F_TIMEOUT(path, same_op_double_stays_target_side, 60)
 {
 	double d[2];
 	long grew;
-	int r;
 
 	shared_setup(_metadata);
 	grew = run_counted(_metadata, NR, double_rank, NULL, 50);
@@ -523,23 +530,37 @@ TEST_F_TIMEOUT(path, same_op_double_stays_target_side, 60)
 	EXPECT_EQ(KX * 0.5 * NR * (NR + 1) / 2, d[0]);
 	EXPECT_EQ(0.5 * NR, d[1]);
 	EXPECT_EQ(0, grew) TH_LOG("nic_atomics grew by %ld with doubles only", grew);
-	for (r = 0; r < NR; r++) {
-		EXPECT_EQ(0, sh->ep_atomics[r]) TH_LOG("rank %d's endpoint: %ld NIC atomics", r,
-						       sh->ep_atomics[r]);
-	}
+	expect_ep_atomics_eq(_metadata, NR, 0);
 	expect_end(_metadata);
 }
 
 TEST_F_TIMEOUT(path, same_op_int64_beside_int32_and_double, 60)
 {
-	int with_int64 = 1;
+	struct mix m = { 1, RMAWIN_WIN_SAME_OP | RMAWIN_WIN_NIC_SMALL_INTS };
 	long grew;
 
 	shared_setup(_metadata);
-	grew = run_counted(_metadata, NR, mix_rank, &with_int64, 50);
+	grew = run_counted(_metadata, NR, mix_rank, &m, 50);
 	mix_check(_metadata, 1);
 	expect_ep_atomics(_metadata, NR, K);
 	EXPECT_LE(NR * K, grew);
+	expect_end(_metadata);
+}
+
+/*
+ * Without RMAWIN_WIN_NIC_SMALL_INTS the int32s go to the target's kernel
+ * (one message per operation, applied there whole) and only the int64
+ * counter takes the device: exactly one fetch-and-add per fetch_and_op,
+ * and every result as exact as with the flag.
+ */
+TEST_F_TIMEOUT(path, same_op_int32_target_side_without_small_ints, 60)
+{
+	struct mix m = { 1, RMAWIN_WIN_SAME_OP };
+
+	shared_setup(_metadata);
+	run_counted(_metadata, NR, mix_rank, &m, 50);
+	mix_check(_metadata, 1);
+	expect_ep_atomics_eq(_metadata, NR, K);
 	expect_end(_metadata);
 }
 

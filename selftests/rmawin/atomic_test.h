@@ -80,6 +80,18 @@ static inline void expect_ep_atomics(struct __test_metadata *_metadata, int n, l
 	}
 }
 
+/* Every one of the @n ranks' endpoints posted exactly @want device atomics. */
+static inline void expect_ep_atomics_eq(struct __test_metadata *_metadata, int n, long want)
+{
+	int r;
+
+	for (r = 0; r < n; r++) {
+		EXPECT_EQ(want, sh->ep_atomics[r])
+			TH_LOG("rank %d's endpoint posted %ld NIC atomics, want %ld", r,
+			       sh->ep_atomics[r], want);
+	}
+}
+
 static inline void expect_end(struct __test_metadata *_metadata)
 {
 	rmawin_test_expect_no_leaks(_metadata);

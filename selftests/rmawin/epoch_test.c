@@ -617,10 +617,12 @@ static struct rmawin_op_desc w64(int opcode, __u32 id, unsigned int flags, int a
 /*
  * On a RMAWIN_WIN_SAME_OP window (its accumulates on the device's atomics)
  * epoch accumulates, shared ones too, are applied right; but a shared one
- * takes the target's lock exclusive while it is applied: with rank 1
- * holding its own lock shared it is -EAGAIN and changes nothing, where a
- * shared put and get there work, and so does a shared fetch_and_op on a
- * plain window held the same way.  Once rank 1 unlocks it works again.
+ * of 8-byte integers takes the target's lock exclusive while it is
+ * applied: with rank 1 holding its own lock shared it is -EAGAIN and
+ * changes nothing, where a shared put and get there work, and so do a
+ * shared int32 accumulate (the target's kernel applies it, without
+ * RMAWIN_WIN_NIC_SMALL_INTS) and a shared fetch_and_op on a plain window
+ * held the same way.  Once rank 1 unlocks it works again.
  */
 static int same_op_rank(struct rmawin_ep *ep, void *arg)
 {
@@ -690,6 +692,8 @@ static int same_op_rank(struct rmawin_ep *ep, void *arg)
 		RMAWIN_TEST_WANT(0, rma1(ep, eop(RMAWIN_OP_PUT, soid, 1, SH, &x77, 8, 3)));
 		RMAWIN_TEST_WANT(0, rma1(ep, eop(RMAWIN_OP_GET, soid, 1, SH, &r, 8, 1)));
 		CHECK(r == 601, "shared get fetched %lld, want 601", (long long)r);
+		RMAWIN_TEST_WANT(0, rma1(ep, eacc(RMAWIN_OP_ACC, soid, 1, SH, RMAWIN_ACC_SUM,
+						  RMAWIN_TYPE_INT32, i32, 8, 4, NULL, NULL)));
 		r = -1;
 		RMAWIN_TEST_WANT(0, rma1(ep, w64(RMAWIN_OP_FETCH_OP, pmid, SH, RMAWIN_ACC_SUM,
 						 &one, 1, &r, NULL)));
@@ -701,6 +705,10 @@ static int same_op_rank(struct rmawin_ep *ep, void *arg)
 		CHECK(so[1] == 601 && so[2] == 9 && so[3] == 0x77,
 		      "rank 1's same_op window: %lld %lld %lld, want 601 9 119", (long long)so[1],
 		      (long long)so[2], (long long)so[3]);
+		memcpy(got32, &so[4], 8);
+		CHECK(got32[0] == 2 && got32[1] == 4,
+		      "int32 accumulated twice, under rank 1's shared lock the second: %d %d, want 2 4",
+		      got32[0], got32[1]);
 		CHECK(pm[1] == 501, "rank 1's plain window: %lld, want 501", (long long)pm[1]);
 		RMAWIN_TEST_TRY(11, rmawin_unlock(pmw, 1));
 		RMAWIN_TEST_TRY(12, rmawin_unlock(sow, 1));

@@ -200,6 +200,8 @@ static void join_pair(struct ep *a, struct ep *b)
 	a->joined = b->joined = 2;
 	/* and one window on both, the pair's only collective after the join */
 	pair_win_flags = RMAWIN_WIN_ALLOCATE | (below(2) ? RMAWIN_WIN_SAME_OP : 0);
+	if (pair_win_flags & RMAWIN_WIN_SAME_OP && below(2))
+		pair_win_flags |= RMAWIN_WIN_NIC_SMALL_INTS;
 	if (pthread_create(&t, NULL, win_thread, b))
 		return;
 	win_thread(a);
@@ -237,6 +239,8 @@ static void fuzz_win_create(struct ep *e)
 	}
 	if (!below(4))
 		c.flags |= RMAWIN_WIN_SAME_OP;
+	if (!below(4))
+		c.flags |= RMAWIN_WIN_NIC_SMALL_INTS;
 	if (!below(8)) {
 		c.base = fuzz_ptr(c.length);
 		c.length = fuzz_val(c.length);

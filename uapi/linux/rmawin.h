@@ -125,6 +125,13 @@ enum rmawin_ioc_nr {
 #define RMAWIN_FEAT_NIC_INT_ATOMICS	_BITULL(13)
 /* RMAWIN_OP_F_EPOCH_*: one small operation as a whole passive-target epoch */
 #define RMAWIN_FEAT_EPOCH_OP	_BITULL(14)
+/*
+ * RMAWIN_WIN_NIC_SMALL_INTS: a same_op window takes integers of 1, 2 and
+ * 4 bytes to the device's atomics only with this flag; without it they go
+ * to the target's kernel (kernels with RMAWIN_FEAT_NIC_INT_ATOMICS and
+ * without this bit took them to the device on every same_op window)
+ */
+#define RMAWIN_FEAT_NIC_SMALL_FLAG	_BITULL(15)
 
 /**
  * enum rmawin_port_state - state of an RDMA port, as the kernel's ib_port_state
@@ -324,7 +331,8 @@ struct rmawin_barrier {
 /**
  * struct rmawin_win_create - RMAWIN_IOC_WIN_CREATE: expose memory to the group
  * @size: sizeof(struct rmawin_win_create) as userspace knows it
- * @flags: 0, or RMAWIN_WIN_ALLOCATE and RMAWIN_WIN_SAME_OP
+ * @flags: 0, or RMAWIN_WIN_ALLOCATE, RMAWIN_WIN_SAME_OP and (with it)
+ *	RMAWIN_WIN_NIC_SMALL_INTS
  * @base: start of the window in the caller's memory (any alignment, 8
  *	bytes with RMAWIN_WIN_SAME_OP); must be 0 with RMAWIN_WIN_ALLOCATE
  * @length: bytes; 0 is legal (the rank exposes nothing); a multiple of 8
@@ -343,7 +351,8 @@ struct rmawin_barrier {
  * once it has every member's.  A mapping of an allocated window outlives
  * the window safely: its pages are freed when the last user lets go.
  *
- * Return: 0; -EINVAL for flags, reserved, a zero @disp_unit, a @base or a
+ * Return: 0; -EINVAL for flags (RMAWIN_WIN_NIC_SMALL_INTS without
+ * RMAWIN_WIN_SAME_OP too), reserved, a zero @disp_unit, a @base or a
  * @length not a multiple of 8 with RMAWIN_WIN_SAME_OP; -EFAULT for
  * memory that is not mapped writable; -ENOMEM (or -EPERM) beyond
  * RLIMIT_MEMLOCK; -ENOTCONN before GROUP_JOIN; -ECONNRESET if a member
@@ -364,21 +373,32 @@ struct rmawin_win_create {
 /*
  * A promise (MPI's accumulate_ops=same_op_no_op, which same_op implies):
  * concurrent accumulate-family operations on any one location of the
- * window all use the same op, or NO_OP.  Operations on integers of every
- * size (INT8 to UINT64; FLOAT and DOUBLE stay with the target's CPU) then
- * all go through the device's atomics, on the aligned 8-byte words their
- * elements lie in, with no work at the target's CPU: 8-byte SUM, NO_OP
- * and 8-byte compare_and_swap are one device atomic each (one round
+ * window all use the same op, or NO_OP.  Operations on 8-byte integers
+ * (INT64, UINT64) then go through the device's atomics, on the aligned
+ * 8-byte words their elements lie in, with no work at the target's CPU:
+ * SUM, NO_OP and compare_and_swap are one device atomic each (one round
  * trip); the others are a compare-and-swap loop from the origin, which
  * guesses first what its last atomic left in that word (one round trip
- * when nobody else changed it).  The target offset of such an operation
- * must be a multiple of its element size (else -EINVAL).  Kernels without
- * RMAWIN_FEAT_NIC_INT_ATOMICS do this for INT64 and UINT64 only.  They take effect in
- * the order they were issued, as on any window: one that takes several
- * work requests (a loop, several elements) holds back the next to its
- * target until it is over.  Collective: give it on every rank or on none.
+ * when nobody else changed it).  Their target offset must be a multiple
+ * of 8 (else -EINVAL).  Integers of 1, 2 and 4 bytes, FLOAT and DOUBLE
+ * stay with the target's kernel (one message per 448 bytes), unless
+ * RMAWIN_WIN_NIC_SMALL_INTS is given too.  They take effect in the order
+ * they were issued, as on any window: one that takes several work
+ * requests (a loop, several elements) holds back the next to its target
+ * until it is over.  Collective: give it on every rank or on none.
  */
 #define RMAWIN_WIN_SAME_OP	0x2U
+/*
+ * With RMAWIN_WIN_SAME_OP only (else -EINVAL; RMAWIN_FEAT_NIC_SMALL_FLAG):
+ * integers of 1, 2 and 4 bytes take the device's atomics too, as
+ * compare-and-swap loops on the words they lie in, their target offset a
+ * multiple of their size (else -EINVAL).  One device atomic per 8 bytes:
+ * it pays for single elements and counters, and costs a round trip per
+ * word on arrays, which the target's kernel takes whole.  Kernels with
+ * RMAWIN_FEAT_NIC_INT_ATOMICS but without RMAWIN_FEAT_NIC_SMALL_FLAG
+ * behave as if every same_op window had it.  Collective, as SAME_OP.
+ */
+#define RMAWIN_WIN_NIC_SMALL_INTS	0x4U
 
 #define RMAWIN_IOC_WIN_CREATE	_IO(RMAWIN_IOC_TYPE, RMAWIN_CMD_WIN_CREATE)
 

@@ -15,8 +15,13 @@
  * atomics an 8-byte integer accumulate at a target byte offset that is not
  * a multiple of 8 is MPI_ERR_ARG (fetch_and_op, accumulate, and MINLOC on
  * MPI_2INT, a compare-and-swap loop on 8 bytes); with
- * RMAWIN_MPI_SAME_OP=0 the same calls work.  MT_REAL_MPI=1 leaves the
- * counters and the refusals out: the real MPI takes those calls.
+ * RMAWIN_MPI_SAME_OP=0 the same calls work.  Smaller integers (an
+ * MPI_INT8_T array, an MPI_INT32_T counter, an MPI_INT16_T at an odd byte)
+ * on a window without info go to the target's kernel: exact, and no
+ * device atomic; with RMAWIN_MPI_NIC_SMALL_INTS=1 the aligned ones take
+ * the device's atomics (the counter grows) and the odd one is MPI_ERR_ARG.
+ * MT_REAL_MPI=1 leaves the counters and the refusals out: the real MPI
+ * takes those calls.
  */
 #include <stdint.h>
 #include "mpitest.h"
@@ -65,11 +70,11 @@ static void count_up(MPI_Win win, int64_t *counter)
 static MPI_Comm node_comm;
 
 /*
- * How much nic_atomics grew over one count_up() of every rank, added up
- * over the nodes the job runs on (one rank of each reads its node's
- * counter); -1 if a node could not read it.
+ * How much nic_atomics grew over one @fn(@win, @counter) of every rank,
+ * added up over the nodes the job runs on (one rank of each reads its
+ * node's counter); -1 if a node could not read it.
  */
-static long counted(MPI_Win win, int64_t *counter)
+static long counted_by(void (*fn)(MPI_Win, int64_t *), MPI_Win win, int64_t *counter)
 {
 	long before, after, grew, sum;
 	int node_rank;
@@ -78,7 +83,7 @@ static long counted(MPI_Win win, int64_t *counter)
 	MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
 	before = nic_atomics();
 	MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
-	count_up(win, counter);
+	fn(win, counter);
 	after = nic_atomics();
 	grew = before < 0 || after < 0 ? -1 : after - before;
 	if (node_rank != 0)
@@ -88,6 +93,11 @@ static long counted(MPI_Win win, int64_t *counter)
 		return -1;
 	MPI_OK(MPI_Allreduce(&grew, &sum, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD));
 	return sum;
+}
+
+static long counted(MPI_Win win, int64_t *counter)
+{
+	return counted_by(count_up, win, counter);
 }
 
 /* @grew (counted()) on rank 0: at least one device atomic per operation, or none */
@@ -151,6 +161,84 @@ static void misaligned(int64_t *mem, int want)
 		      (long long)at4, (long long)at12, mt_size);
 		CHECK(p[0] == 10 - (mt_size - 1) && p[1] == mt_size - 1, "minloc (%d, %d)", p[0],
 		      p[1]);
+	}
+	MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+	MPI_OK(MPI_Win_free(&win));
+}
+
+#define SMALL_ITERS	10
+#define SMALL_BYTES	48	/* an int8 array at bytes 0-47 of rank 0's window */
+#define SMALL_I32	48	/* an int32 counter at byte 48 */
+#define SMALL_I16	57	/* an int16 at an odd byte: the target's kernel only */
+
+/* SMALL_ITERS rounds from every rank: the int8 array +1, the int32 counter +1 */
+static void small_up(MPI_Win win, int64_t *mem)
+{
+	int8_t ones[SMALL_BYTES];
+	int32_t one = 1, got, prev = -1;
+	int i;
+
+	(void)mem;
+	memset(ones, 1, sizeof(ones));
+	MPI_OK(MPI_Win_lock_all(0, win));
+	for (i = 0; i < SMALL_ITERS; i++) {
+		MPI_OK(MPI_Accumulate(ones, SMALL_BYTES, MPI_INT8_T, 0, 0, SMALL_BYTES, MPI_INT8_T,
+				      MPI_SUM, win));
+		MPI_OK(MPI_Fetch_and_op(&one, &got, MPI_INT32_T, 0, SMALL_I32, MPI_SUM, win));
+		MPI_OK(MPI_Win_flush(0, win));
+		CHECK(got > prev && got < SMALL_ITERS * mt_size, "int32 fetched %d after %d", got,
+		      prev);
+		prev = got;
+	}
+	MPI_OK(MPI_Win_unlock_all(win));
+	MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+}
+
+/*
+ * Integers of 1, 2 and 4 bytes on a window without info: with @device
+ * (RMAWIN_MPI_NIC_SMALL_INTS=1) through the device's atomics, the int16
+ * at an odd byte refused; else the target's kernel, no device atomic, the
+ * int16 fine.  The values end exact either way.
+ */
+static void small_ints(int counters, int64_t *mem, int device)
+{
+	unsigned char *bytes = (unsigned char *)mem;
+	int16_t one16 = 1, v16;
+	int32_t v32;
+	MPI_Win win;
+	long grew;
+	int i, rc;
+
+	memset(mem, 0, 64);
+	MPI_OK(MPI_Win_create(mem, 64, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+	mt_backend(win);
+	MPI_OK(MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN));
+	grew = counted_by(small_up, win, mem);
+	if (counters && mt_rank == 0) {
+		if (device)
+			CHECK(grew >= 2L * SMALL_ITERS * mt_size,
+			      "RMAWIN_MPI_NIC_SMALL_INTS=1: nic_atomics grew by %ld, want >= %d",
+			      grew, 2 * SMALL_ITERS * mt_size);
+		else
+			CHECK(grew == 0, "small integers: nic_atomics grew by %ld, want 0", grew);
+	}
+	MPI_OK(MPI_Win_lock_all(0, win));
+	rc = mt_class(MPI_Accumulate(&one16, 1, MPI_INT16_T, 0, SMALL_I16, 1, MPI_INT16_T,
+				     MPI_SUM, win));
+	CHECK(rc == (counters && device ? MPI_ERR_ARG : MPI_SUCCESS),
+	      "int16 at byte %d: class %d", SMALL_I16, rc);
+	MPI_OK(MPI_Win_unlock_all(win));
+	MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+	if (mt_rank == 0) {
+		for (i = 0; i < SMALL_BYTES; i++)
+			CHECK(bytes[i] == SMALL_ITERS * mt_size, "int8 element %d: %u, want %d", i,
+			      bytes[i], SMALL_ITERS * mt_size);
+		memcpy(&v32, bytes + SMALL_I32, 4);
+		memcpy(&v16, bytes + SMALL_I16, 2);
+		CHECK(v32 == SMALL_ITERS * mt_size, "int32 counter %d, want %d", v32,
+		      SMALL_ITERS * mt_size);
+		CHECK(v16 == (counters && device ? 0 : mt_size), "int16 at byte %d: %d", SMALL_I16,
+		      v16);
 	}
 	MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
 	MPI_OK(MPI_Win_free(&win));
@@ -221,6 +309,10 @@ int main(int argc, char **argv)
 
 	/* 8-byte integers at misaligned offsets: refused with the atomics, fine without */
 	misaligned(mem, counters ? MPI_ERR_ARG : MPI_SUCCESS);
+	small_ints(counters, mem, 0);
+	setenv("RMAWIN_MPI_NIC_SMALL_INTS", "1", 1);
+	small_ints(counters, mem, 1);
+	unsetenv("RMAWIN_MPI_NIC_SMALL_INTS");
 	setenv("RMAWIN_MPI_SAME_OP", "0", 1);
 	created(counters, mem, mem, MPI_INFO_NULL, 0, "RMAWIN_MPI_SAME_OP=0, no info");
 	created(counters, mem, mem, info, 0, "RMAWIN_MPI_SAME_OP=0, same_op_no_op");
