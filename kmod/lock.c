@@ -392,7 +392,7 @@ static int rmawin_lock_give_back(struct rmawin_win *win, u32 target, u32 type)
 	return ret;
 }
 
-static bool rmawin_granted_or_failed(struct rmawin_win *win, u32 first, u32 last)
+static bool rmawin_granted_or_failed(struct rmawin_win *win, u32 first, u32 last, u32 skip)
 {
 	struct rmawin_group *grp = win->ep->group;
 	u32 t;
@@ -400,7 +400,7 @@ static bool rmawin_granted_or_failed(struct rmawin_win *win, u32 first, u32 last
 	if (READ_ONCE(win->ep->dev->dead))
 		return true;
 	for (t = first; t <= last; t++)
-		if (!test_bit(t, win->granted) &&
+		if (t != skip && !test_bit(t, win->granted) &&
 		    READ_ONCE(grp->peers[t].state) != RMAWIN_PEER_FAILED)
 			return false;
 	return true;
@@ -435,7 +435,7 @@ static int rmawin_do_lock(struct rmawin_ep *ep, const struct rmawin_passive *p)
 {
 	struct rmawin_group *grp;
 	struct rmawin_win *win;
-	u32 first, last, t;
+	u32 first, last, t, skip;
 	int ret;
 
 	ret = rmawin_passive_args(ep, p, &win, &first, &last);
@@ -443,30 +443,36 @@ static int rmawin_do_lock(struct rmawin_ep *ep, const struct rmawin_passive *p)
 		return ret;
 	if (p->target == RMAWIN_ALL_RANKS && p->type != RMAWIN_LOCK_TYPE_SHARED)
 		return -EINVAL;
+	grp = ep->group;
+	/* RMAWIN_LOCK_F_OTHERS leaves the caller's own lock as it is */
+	skip = p->flags & RMAWIN_LOCK_F_OTHERS ? grp->rank : U32_MAX;
 	for (t = first; t <= last; t++)
-		if (win->held[t])
+		if (t != skip && win->held[t])
 			return -EBUSY;
 	/* a fence epoch with operations in it, or a started one, is still open */
 	if ((win->fence_open && win->fence_ops) || win->pscw.started || win->pscw.waiting)
 		return -EBUSY;
 	win->fence_open = false;
-	grp = ep->group;
 	for (t = first; t <= last; t++) {
+		if (t == skip)
+			continue;
 		ret = rmawin_lock_ask(win, t, p->type);
 		if (ret)
 			return ret;
 		win->nheld++;
+		/* other threads go on meanwhile; they may not give these back yet */
+		__set_bit(t, win->asking);
 	}
-	/* other threads go on meanwhile; they may not give these back yet */
-	bitmap_set(win->asking, first, last - first + 1);
-	ret = rmawin_wait_unlocked(ep, win, rmawin_granted_or_failed(win, first, last));
-	bitmap_clear(win->asking, first, last - first + 1);
+	ret = rmawin_wait_unlocked(ep, win, rmawin_granted_or_failed(win, first, last, skip));
+	for (t = first; t <= last; t++)
+		if (t != skip)
+			__clear_bit(t, win->asking);
 	if (ret)
 		return -EINTR;
 	if (READ_ONCE(ep->dev->dead))
 		return -ENODEV;
 	for (t = first; t <= last; t++)
-		if (!test_bit(t, win->granted))
+		if (t != skip && !test_bit(t, win->granted))
 			return grp->peers[t].error ?: -ECONNRESET;
 	return 0;
 }
@@ -547,8 +553,11 @@ static int rmawin_passive_ioctl(struct rmawin_ep *ep, void *arg,
 	struct rmawin_passive *p = arg;
 	int ret;
 
-	if (p->flags || p->reserved || (takes_type ? p->type > RMAWIN_LOCK_TYPE_EXCLUSIVE :
-					  p->type))
+	if (p->reserved || (takes_type ? p->type > RMAWIN_LOCK_TYPE_EXCLUSIVE : p->type))
+		return -EINVAL;
+	/* RMAWIN_LOCK_F_OTHERS: LOCK of every rank only */
+	if (p->flags && (!takes_type || p->flags != RMAWIN_LOCK_F_OTHERS ||
+			 p->target != RMAWIN_ALL_RANKS))
 		return -EINVAL;
 	mutex_lock(&ep->lock);
 	ret = fn(ep, p);

@@ -186,8 +186,11 @@ int rmawin_win_complete(struct rmawin_win *win)
 
 /*
  * RMAWIN_OP_F_EPOCH_*: may @op be a whole lock epoch of its own?  In place
- * of the access epoch check: the window must be in no epoch here, as for
- * RMAWIN_IOC_LOCK.  Return: 0 (@t->epoch set) or the uAPI's errno.
+ * of the access epoch check: the window must hold no lock of the target
+ * nor wait for one (the target takes an epoch from a rank that does for a
+ * rogue's), and be in no PSCW or non-empty fence epoch, as for
+ * RMAWIN_IOC_LOCK; locks of other ranks (a lazy lock_all's own) may be
+ * held.  Return: 0 (@t->epoch set) or the uAPI's errno.
  */
 static int rmawin_epoch_op_check(struct rmawin_ep *ep, const struct rmawin_op_desc *op,
 				 struct rmawin_target *t)
@@ -201,8 +204,8 @@ static int rmawin_epoch_op_check(struct rmawin_ep *ep, const struct rmawin_op_de
 		return -EINVAL;
 	if (op->len > RMAWIN_EPOCH_OP_MAX)
 		return -EMSGSIZE;
-	if (win->nheld || win->pscw.started || win->pscw.waiting ||
-	    (win->fence_open && win->fence_ops))
+	if (win->held[op->target] || test_bit(op->target, win->asking) || win->pscw.started ||
+	    win->pscw.waiting || (win->fence_open && win->fence_ops))
 		return -EBUSY;
 	t->epoch = op->flags == RMAWIN_OP_F_EPOCH_SHARED ? RMAWIN_WIRE_EPOCH_SHARED :
 							   RMAWIN_WIRE_EPOCH_EXCLUSIVE;

@@ -196,6 +196,7 @@ int rmawin__ep_open(const struct rmawin_ep_attr *attr, struct rmawin_ep **epp)
 	ep->nic_ints = rmawin_ep_has(ep, RMAWIN_FEAT_NIC_INT_ATOMICS) &&
 		       !rmawin_ep_has(ep, RMAWIN_FEAT_NIC_SMALL_FLAG);
 	ep->epoch_op = rmawin_ep_has(ep, RMAWIN_FEAT_EPOCH_OP);
+	ep->lazy_all = rmawin_ep_has(ep, RMAWIN_FEAT_LAZY_LOCK_ALL);
 
 	*epp = ep;
 	return 0;

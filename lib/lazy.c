@@ -10,13 +10,22 @@
  * (RMAWIN_OP_F_EPOCH_*): the target's kernel locks, applies, unlocks and
  * answers, one round trip where lock, operation and unlock take two.
  *
+ * rmawin_lock_all() (RMAWIN_FEAT_LAZY_LOCK_ALL) takes this rank's own lock
+ * at once, a local step with no message: it guards the process's loads
+ * and stores on its own window, which must wait for another rank's
+ * exclusive epoch there.  The other ranks' locks are noted.  Operations on
+ * the rank's own window go to the kernel as usual; the first small one to
+ * another rank is kept, and rmawin_unlock_all() sends it as a shared
+ * epoch of its own, then lets go of the rank's own lock.
+ *
  * Anything else settles the noted lock first: a second operation, one to
  * another rank or one too large, a flush, any other synchronization of
  * the window, a batch, a notified put.  Settling takes the lock with
- * RMAWIN_IOC_LOCK and issues the kept operation, and the call that needed
- * it goes on; the lock's error, if it fails, is that call's.  So is a
- * target that could not grant the lock at once (-EAGAIN from the kernel):
- * the unlock settles and then unlocks the usual way.
+ * RMAWIN_IOC_LOCK (every other rank's, RMAWIN_LOCK_F_OTHERS, for a
+ * lock_all) and issues the kept operation, and the call that needed it
+ * goes on; the lock's error, if it fails, is that call's.  So is a target
+ * that could not grant the lock at once (-EAGAIN from the kernel): the
+ * unlock settles and then unlocks the usual way.
  *
  * The state is the window's @late, under the endpoint's @lock, which no
  * system call is made under: a thread takes the noted lock out of the
@@ -62,32 +71,54 @@ static int rmawin_lazy_fits(const struct rmawin_op_desc *op)
 	}
 }
 
-/* Take @win's noted lock out of it; 1 if there was one. */
-static int rmawin_lazy_take(struct rmawin_win *win, struct rmawin__late *l)
+/*
+ * Take @win's noted lock out of it, if there is one and @target (a rank,
+ * RMAWIN_ALL_RANKS for a lock_all, ~0 for any) names it; 1 if taken.
+ */
+static int rmawin_lazy_take(struct rmawin_win *win, uint32_t target, struct rmawin__late *l)
 {
+	int match;
+
 	pthread_mutex_lock(&win->ep->lock);
 	*l = win->late;
-	win->late.pending = 0;
-	win->late.nops = 0;
+	match = l->pending && (target == ~0U ||
+			       target == (l->all ? RMAWIN_ALL_RANKS : l->target));
+	if (match) {
+		win->late.pending = 0;
+		win->late.all = 0;
+		win->late.nops = 0;
+	}
 	pthread_mutex_unlock(&win->ep->lock);
-	return l->pending;
+	return match;
+}
+
+/* LOCK (or, @unlock, UNLOCK) of @target with @flags, straight to the kernel */
+static int rmawin_lazy_passive(struct rmawin_win *win, int unlock, uint32_t target,
+			       uint32_t type, uint32_t flags)
+{
+	struct rmawin_passive p;
+
+	rmawin__ring_drain(win->ep);
+	memset(&p, 0, sizeof(p));
+	p.flags = flags;
+	p.win = win->id;
+	p.target = target;
+	p.type = type;
+	return rmawin__ioctl_struct(win->ep->fd, unlock ? RMAWIN_IOC_UNLOCK : RMAWIN_IOC_LOCK, &p);
 }
 
 /* Take the lock @l noted, the usual way, and issue what it kept. */
 static int rmawin_lazy_acquire(struct rmawin_win *win, struct rmawin__late *l)
 {
-	struct rmawin_passive p;
 	int ret;
 
-	rmawin__ring_drain(win->ep);
-	memset(&p, 0, sizeof(p));
-	p.win = win->id;
-	p.target = l->target;
-	p.type = l->type;
-	ret = rmawin__ioctl_struct(win->ep->fd, RMAWIN_IOC_LOCK, &p);
+	/* a lock_all holds its own rank's already */
+	ret = l->all ? rmawin_lazy_passive(win, 0, RMAWIN_ALL_RANKS, RMAWIN_LOCK_TYPE_SHARED,
+					   RMAWIN_LOCK_F_OTHERS) :
+		       rmawin_lazy_passive(win, 0, l->target, l->type, 0);
 	if (ret) {
 		/* the view counted the lock held: let the kernel judge now */
-		rmawin__epoch_lock(win, l->target, ret);
+		rmawin__epoch_lock(win, l->all ? RMAWIN_ALL_RANKS : l->target, ret);
 		return ret;
 	}
 	return l->nops ? rmawin__queue_one(win, &l->op) : 0;
@@ -105,7 +136,7 @@ int rmawin__lazy_settle(struct rmawin_win *win)
 
 	if (!__atomic_load_n(&win->late.pending, __ATOMIC_ACQUIRE))
 		return 0;
-	return rmawin_lazy_take(win, &l) ? rmawin_lazy_acquire(win, &l) : 0;
+	return rmawin_lazy_take(win, ~0U, &l) ? rmawin_lazy_acquire(win, &l) : 0;
 }
 
 /**
@@ -132,6 +163,15 @@ int rmawin__lazy_settle_all(struct rmawin_ep *ep)
 	}
 }
 
+/* May a lock of @win be noted now?  Under the endpoint's lock. */
+static int rmawin_lazy_idle(const struct rmawin_win *win)
+{
+	const struct rmawin__epoch *e = &win->epoch;
+
+	return win->lazy && !win->late.pending && !e->unknown && !e->nheld && !e->started &&
+	       !e->fence_open && win->ranks;
+}
+
 /**
  * rmawin__lazy_lock() - note a lock instead of taking it, if @win allows
  * @win: the window
@@ -144,16 +184,16 @@ int rmawin__lazy_settle_all(struct rmawin_ep *ep)
  */
 int rmawin__lazy_lock(struct rmawin_win *win, uint32_t type, uint32_t target)
 {
-	struct rmawin__epoch *e = &win->epoch;
 	int ret = 0;
 
 	pthread_mutex_lock(&win->ep->lock);
 	if (win->late.pending) {
-		ret = win->late.target == target ? -EBUSY : 0;
-	} else if (win->lazy && !e->unknown && !e->nheld && !e->started && !e->fence_open &&
-		   win->ranks && target < (uint32_t)win->ep->nranks &&
+		/* under a lock_all the kernel judges, once it holds them all */
+		ret = !win->late.all && win->late.target == target ? -EBUSY : 0;
+	} else if (rmawin_lazy_idle(win) && target < (uint32_t)win->ep->nranks &&
 		   target != (uint32_t)win->ep->rank) {
 		win->late.pending = 1;
+		win->late.all = 0;
 		win->late.target = target;
 		win->late.type = type;
 		win->late.nops = 0;
@@ -165,28 +205,70 @@ int rmawin__lazy_lock(struct rmawin_win *win, uint32_t type, uint32_t target)
 }
 
 /**
+ * rmawin__lazy_lock_all() - take only this rank's own lock, if @win allows
+ * @win: the window
+ *
+ * Return: 1 if this rank's lock is taken and the others' noted; 0 if
+ * lock_all is to go the usual way (any lock noted before is taken first);
+ * or the error of the lock.
+ */
+int rmawin__lazy_lock_all(struct rmawin_win *win)
+{
+	struct rmawin_ep *ep = win->ep;
+	int noted = 0, ret;
+
+	pthread_mutex_lock(&ep->lock);
+	if (ep->lazy_all && ep->nranks > 1 && rmawin_lazy_idle(win)) {
+		win->late.pending = 1;
+		win->late.all = 1;
+		win->late.type = RMAWIN_LOCK_TYPE_SHARED;
+		win->late.nops = 0;
+		rmawin__epoch_note_lock(win, RMAWIN_ALL_RANKS);
+		noted = 1;
+	}
+	pthread_mutex_unlock(&ep->lock);
+	if (!noted)
+		return rmawin__lazy_settle(win);
+	ret = rmawin_lazy_passive(win, 0, (uint32_t)ep->rank, RMAWIN_LOCK_TYPE_SHARED, 0);
+	if (!ret)
+		return 1;
+	pthread_mutex_lock(&ep->lock);
+	win->late.pending = 0;
+	win->late.all = 0;
+	pthread_mutex_unlock(&ep->lock);
+	rmawin__epoch_lock(win, RMAWIN_ALL_RANKS, ret);
+	return ret;
+}
+
+/**
  * rmawin__lazy_op() - keep @op for the noted lock's epoch, if it can wait there
  * @win: the window
  * @op: a put, get or accumulate-family descriptor
  *
  * Return: 1 if kept (its argument errors checked); 0 if it is to be issued
- * the usual way (a noted lock taken first); an argument error of @op; the
- * error of taking the noted lock.
+ * the usual way (a noted lock taken first, unless it is an operation on
+ * this rank's own window under a lock_all, which holds that lock); an
+ * argument error of @op; the error of taking the noted lock.
  */
 int rmawin__lazy_op(struct rmawin_win *win, const struct rmawin_op_desc *op)
 {
-	int ret;
+	uint32_t self = (uint32_t)win->ep->rank;
+	int ret, mine;
 
 	if (!__atomic_load_n(&win->late.pending, __ATOMIC_ACQUIRE))
 		return 0;
 	pthread_mutex_lock(&win->ep->lock);
 	if (!win->late.pending) {
 		ret = 0;
+	} else if (win->late.all && op->target == self) {
+		pthread_mutex_unlock(&win->ep->lock);
+		return 0;
 	} else {
 		ret = rmawin__op_check_locked(win, op);
-		if (!ret && op->target == win->late.target && !win->late.nops &&
-		    rmawin_lazy_fits(op)) {
+		mine = win->late.all || op->target == win->late.target;
+		if (!ret && mine && !win->late.nops && rmawin_lazy_fits(op)) {
 			win->late.op = *op;
+			win->late.target = op->target;
 			win->late.nops = 1;
 			ret = 1;
 		} else if (ret > 0) {
@@ -221,29 +303,21 @@ static int rmawin_lazy_epoch(struct rmawin_win *win, const struct rmawin__late *
 /**
  * rmawin__lazy_unlock() - end a noted lock's epoch
  * @win: the window
- * @target: the rank rmawin_unlock() names
- * @res: out, if 1 is returned: what rmawin_unlock() returns
+ * @target: the rank rmawin_unlock() names, RMAWIN_ALL_RANKS for
+ *	rmawin_unlock_all()
+ * @res: out, if 1 is returned: what the unlock returns
  *
- * Return: 1 if the epoch ended here; 0 if rmawin_unlock() is to go the
- * usual way (no lock of @target noted, or it was taken just now).
+ * Return: 1 if the epoch ended here; 0 if the unlock is to go the usual
+ * way (no lock of @target noted, or it was taken just now).
  */
 int rmawin__lazy_unlock(struct rmawin_win *win, uint32_t target, int *res)
 {
 	struct rmawin__late l;
-	int ret = 0;
+	int ret = 0, uret = 0;
 
 	if (!__atomic_load_n(&win->late.pending, __ATOMIC_ACQUIRE))
 		return 0;
-	pthread_mutex_lock(&win->ep->lock);
-	if (win->late.pending && win->late.target == target) {
-		l = win->late;
-		win->late.pending = 0;
-		win->late.nops = 0;
-	} else {
-		l.pending = 0;
-	}
-	pthread_mutex_unlock(&win->ep->lock);
-	if (!l.pending)
+	if (!rmawin_lazy_take(win, target, &l))
 		return 0;
 	if (l.nops)
 		ret = rmawin_lazy_epoch(win, &l);
@@ -255,8 +329,11 @@ int rmawin__lazy_unlock(struct rmawin_win *win, uint32_t target, int *res)
 		*res = rmawin__win_result(win, ret);
 		return 1;
 	}
-	/* nothing is held in the kernel, whatever the epoch's outcome */
-	rmawin__epoch_unlock(win, target, 0);
-	*res = rmawin__win_result(win, ret);
+	/* a lock_all lets go of this rank's own lock, the one it took */
+	if (l.all)
+		uret = rmawin_lazy_passive(win, 1, (uint32_t)win->ep->rank, 0, 0);
+	/* nothing else is held in the kernel, whatever the epoch's outcome */
+	rmawin__epoch_unlock(win, target, uret);
+	*res = rmawin__win_result(win, ret ?: uret);
 	return 1;
 }

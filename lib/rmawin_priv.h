@@ -41,6 +41,7 @@
  *	same_op window (RMAWIN_FEAT_NIC_INT_ATOMICS without
  *	RMAWIN_FEAT_NIC_SMALL_FLAG), as if each had RMAWIN_WIN_NIC_SMALL_INTS
  * @epoch_op: the kernel has RMAWIN_FEAT_EPOCH_OP
+ * @lazy_all: the kernel has RMAWIN_FEAT_LAZY_LOCK_ALL
  */
 struct rmawin_ep {
 	int fd;
@@ -57,6 +58,7 @@ struct rmawin_ep {
 	int rma_quiet;
 	int nic_ints;
 	int epoch_op;
+	int lazy_all;
 };
 
 #define RMAWIN_ISSUE_SHIFT	24
@@ -107,7 +109,8 @@ struct rmawin_win {
 	int lazy;
 	struct rmawin__late {
 		int pending;		/* a lock of @target is noted, not taken */
-		uint32_t target;
+		int all;		/* lock_all: our own lock taken, the others noted */
+		uint32_t target;	/* with @all: the kept operation's */
 		uint32_t type;		/* RMAWIN_LOCK_TYPE_* */
 		int nops;		/* 1: @op is kept for the epoch */
 		struct rmawin_op_desc op;
@@ -169,6 +172,7 @@ void rmawin__epoch_complete(struct rmawin_win *win, int ret);
 int rmawin__lazy_settle(struct rmawin_win *win);
 int rmawin__lazy_settle_all(struct rmawin_ep *ep);
 int rmawin__lazy_lock(struct rmawin_win *win, uint32_t type, uint32_t target);
+int rmawin__lazy_lock_all(struct rmawin_win *win);
 int rmawin__lazy_op(struct rmawin_win *win, const struct rmawin_op_desc *op);
 int rmawin__lazy_unlock(struct rmawin_win *win, uint32_t target, int *res);
 

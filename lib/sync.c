@@ -180,11 +180,21 @@ int rmawin_unlock(struct rmawin_win *win, int target)
 
 int rmawin_lock_all(struct rmawin_win *win)
 {
+	int ret;
+
+	/* only this rank's own lock taken, on a lazy window (lazy.c) */
+	ret = win ? rmawin__lazy_lock_all(win) : 0;
+	if (ret)
+		return ret < 0 ? ret : 0;
 	return rmawin_passive(win, RMAWIN_IOC_LOCK, RMAWIN_ALL_RANKS, RMAWIN_LOCK_TYPE_SHARED);
 }
 
 int rmawin_unlock_all(struct rmawin_win *win)
 {
+	int res;
+
+	if (win && rmawin__lazy_unlock(win, RMAWIN_ALL_RANKS, &res))
+		return res;
 	return rmawin_passive(win, RMAWIN_IOC_UNLOCK, RMAWIN_ALL_RANKS, 0);
 }
 

@@ -132,6 +132,11 @@ enum rmawin_ioc_nr {
  * without this bit took them to the device on every same_op window)
  */
 #define RMAWIN_FEAT_NIC_SMALL_FLAG	_BITULL(15)
+/*
+ * RMAWIN_LOCK_F_OTHERS, and an epoch operation (RMAWIN_OP_F_EPOCH_*) on a
+ * window that holds locks of ranks other than its target (a lazy lock_all)
+ */
+#define RMAWIN_FEAT_LAZY_LOCK_ALL	_BITULL(16)
 
 /**
  * enum rmawin_port_state - state of an RDMA port, as the kernel's ib_port_state
@@ -707,10 +712,17 @@ struct rmawin_fence {
 #define RMAWIN_LOCK_TYPE_SHARED		0
 #define RMAWIN_LOCK_TYPE_EXCLUSIVE	1
 
+/*
+ * LOCK of RMAWIN_ALL_RANKS: every rank but the caller's own, whose lock is
+ * left as it is (a lazy lock_all takes its own first, the others when an
+ * epoch needs them)
+ */
+#define RMAWIN_LOCK_F_OTHERS	0x1U
+
 /**
  * struct rmawin_passive - RMAWIN_IOC_LOCK, _UNLOCK, _FLUSH: passive target
  * @size: sizeof(struct rmawin_passive) as userspace knows it
- * @flags: must be 0
+ * @flags: LOCK of RMAWIN_ALL_RANKS: 0 or RMAWIN_LOCK_F_OTHERS; else 0
  * @win: the window
  * @target: a rank, or RMAWIN_ALL_RANKS (lock_all, unlock_all, flush_all)
  * @type: LOCK: RMAWIN_LOCK_TYPE_SHARED or _EXCLUSIVE (RMAWIN_ALL_RANKS
