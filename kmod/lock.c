@@ -406,6 +406,16 @@ static bool rmawin_granted_or_failed(struct rmawin_win *win, u32 first, u32 last
 	return true;
 }
 
+/* Mark ranks [@first, @last] but @skip as waited for by a LOCK call, or no longer. */
+static void rmawin_lock_asking(struct rmawin_win *win, u32 first, u32 last, u32 skip, bool on)
+{
+	u32 t;
+
+	for (t = first; t <= last; t++)
+		if (t != skip)
+			__assign_bit(t, win->asking, on);
+}
+
 /* The window and the rank range [*first, *last] a passive call names. */
 static int rmawin_passive_args(struct rmawin_ep *ep, const struct rmawin_passive *p,
 			       struct rmawin_win **win, u32 *first, u32 *last)
@@ -460,13 +470,11 @@ static int rmawin_do_lock(struct rmawin_ep *ep, const struct rmawin_passive *p)
 		if (ret)
 			return ret;
 		win->nheld++;
-		/* other threads go on meanwhile; they may not give these back yet */
-		__set_bit(t, win->asking);
 	}
+	/* other threads go on meanwhile; they may not give these back yet */
+	rmawin_lock_asking(win, first, last, skip, true);
 	ret = rmawin_wait_unlocked(ep, win, rmawin_granted_or_failed(win, first, last, skip));
-	for (t = first; t <= last; t++)
-		if (t != skip)
-			__clear_bit(t, win->asking);
+	rmawin_lock_asking(win, first, last, skip, false);
 	if (ret)
 		return -EINTR;
 	if (READ_ONCE(ep->dev->dead))

@@ -9,7 +9,8 @@
  * rank's own window beside it one); fuller epochs take the other locks
  * and do everything; the rank's own lock is really taken at lock_all (it
  * waits for another rank's exclusive epoch on its window, and holds off
- * another rank's exclusive lock until unlock_all); misuse errnos at once;
+ * another rank's exclusive lock until unlock_all); a busy target answers
+ * the epoch -EAGAIN and the locks are then taken; misuse errnos at once;
  * four ranks' counters under lazy lock_all; and the kernel's side through
  * raw ioctls: RMAWIN_LOCK_F_OTHERS's checks, and an epoch operation while
  * the window holds a lock of a rank other than its target.
@@ -252,6 +253,57 @@ TEST_F_TIMEOUT(path, lazy_lock_all_takes_the_own_lock, 90)
 {
 	setup_shared(_metadata);
 	EXPECT_EQ(2, rmawin_test_run_eps(_metadata, 2, own_lock_rank, NULL, 80));
+	EXPECT_EQ(1, sh->released_seen);
+	expect_end(_metadata);
+}
+
+/*
+ * Rank 1 holds its own window's lock exclusive, sleeps 200 ms, says so and
+ * lets it go; rank 0's lazy lock_all, put to rank 1 and unlock_all (the
+ * one-message epoch answered -EAGAIN, then the locks taken the usual way)
+ * must wait for it: when its unlock_all returns rank 1 has said so, and
+ * the data is at the target.
+ */
+static int busy_rank(struct rmawin_ep *ep, void *arg)
+{
+	static unsigned char mem[64];
+	unsigned char v[40];
+	int me = rmawin_rank(ep), bad = 0, i;
+	struct rmawin_win *win;
+
+	(void)arg;
+	fill(v, sizeof(v), 18);
+	RMAWIN_TEST_TRY(1, rmawin_win_create(ep, mem, sizeof(mem), 1, 0, &win));
+	if (me == 0)
+		RMAWIN_TEST_TRY(2, rmawin_win_set_lazy_lock(win, 1));
+	RMAWIN_TEST_TRY(3, rmawin_barrier(ep));
+	if (me == 1) {
+		RMAWIN_TEST_TRY(4, rmawin_lock(win, RMAWIN_LOCK_EXCLUSIVE, 1));
+		__atomic_store_n(&sh->holding, 1, __ATOMIC_SEQ_CST);
+		sleep_ms(200);
+		__atomic_store_n(&sh->released, 1, __ATOMIC_SEQ_CST);
+		RMAWIN_TEST_TRY(5, rmawin_unlock(win, 1));
+	} else {
+		for (i = 0; i < 2000 && !__atomic_load_n(&sh->holding, __ATOMIC_SEQ_CST); i++)
+			sleep_ms(10);
+		CHECK(i < 2000, "rank 1 never held its lock");
+		RMAWIN_TEST_TRY(6, rmawin_lock_all(win));
+		RMAWIN_TEST_TRY(7, rmawin_put(win, v, 40, 1, 0));
+		RMAWIN_TEST_TRY(8, rmawin_unlock_all(win));
+		sh->released_seen = __atomic_load_n(&sh->released, __ATOMIC_SEQ_CST);
+		CHECK(sh->released_seen == 1, "the lazy lock_all epoch ended inside rank 1's lock");
+	}
+	RMAWIN_TEST_TRY(9, rmawin_barrier(ep));
+	if (me == 1)
+		CHECK(check_pat(mem, 40, 18) < 0, "the lazy lock_all put is not at the target");
+	RMAWIN_TEST_TRY(10, rmawin_win_free(win));
+	return bad ? 11 : 0;
+}
+
+TEST_F_TIMEOUT(path, lazy_lock_all_waits_for_a_busy_target, 90)
+{
+	setup_shared(_metadata);
+	EXPECT_EQ(2, rmawin_test_run_eps(_metadata, 2, busy_rank, NULL, 80));
 	EXPECT_EQ(1, sh->released_seen);
 	expect_end(_metadata);
 }
