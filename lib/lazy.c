@@ -81,44 +81,26 @@ static int rmawin_lazy_take(struct rmawin_win *win, uint32_t target, struct rmaw
 
 	pthread_mutex_lock(&win->ep->lock);
 	*l = win->late;
-	match = l->pending && (target == ~0U ||
-			       target == (l->all ? RMAWIN_ALL_RANKS : l->target));
+	match = l->pending && (target == ~0U || target == l->target);
 	if (match) {
 		win->late.pending = 0;
-		win->late.all = 0;
 		win->late.nops = 0;
 	}
 	pthread_mutex_unlock(&win->ep->lock);
 	return match;
 }
 
-/* LOCK (or, @unlock, UNLOCK) of @target with @flags, straight to the kernel */
-static int rmawin_lazy_passive(struct rmawin_win *win, int unlock, uint32_t target,
-			       uint32_t type, uint32_t flags)
-{
-	struct rmawin_passive p;
-
-	rmawin__ring_drain(win->ep);
-	memset(&p, 0, sizeof(p));
-	p.flags = flags;
-	p.win = win->id;
-	p.target = target;
-	p.type = type;
-	return rmawin__ioctl_struct(win->ep->fd, unlock ? RMAWIN_IOC_UNLOCK : RMAWIN_IOC_LOCK, &p);
-}
-
 /* Take the lock @l noted, the usual way, and issue what it kept. */
 static int rmawin_lazy_acquire(struct rmawin_win *win, struct rmawin__late *l)
 {
+	/* a lock_all holds its own rank's already */
+	uint32_t flags = l->target == RMAWIN_ALL_RANKS ? RMAWIN_LOCK_F_OTHERS : 0;
 	int ret;
 
-	/* a lock_all holds its own rank's already */
-	ret = l->all ? rmawin_lazy_passive(win, 0, RMAWIN_ALL_RANKS, RMAWIN_LOCK_TYPE_SHARED,
-					   RMAWIN_LOCK_F_OTHERS) :
-		       rmawin_lazy_passive(win, 0, l->target, l->type, 0);
+	ret = rmawin__passive_ioctl(win, RMAWIN_IOC_LOCK, l->target, l->type, flags);
 	if (ret) {
 		/* the view counted the lock held: let the kernel judge now */
-		rmawin__epoch_lock(win, l->all ? RMAWIN_ALL_RANKS : l->target, ret);
+		rmawin__epoch_lock(win, l->target, ret);
 		return ret;
 	}
 	return l->nops ? rmawin__queue_one(win, &l->op) : 0;
@@ -189,11 +171,10 @@ int rmawin__lazy_lock(struct rmawin_win *win, uint32_t type, uint32_t target)
 	pthread_mutex_lock(&win->ep->lock);
 	if (win->late.pending) {
 		/* under a lock_all the kernel judges, once it holds them all */
-		ret = !win->late.all && win->late.target == target ? -EBUSY : 0;
+		ret = win->late.target == target ? -EBUSY : 0;
 	} else if (rmawin_lazy_idle(win) && target < (uint32_t)win->ep->nranks &&
 		   target != (uint32_t)win->ep->rank) {
 		win->late.pending = 1;
-		win->late.all = 0;
 		win->late.target = target;
 		win->late.type = type;
 		win->late.nops = 0;
@@ -220,7 +201,7 @@ int rmawin__lazy_lock_all(struct rmawin_win *win)
 	pthread_mutex_lock(&ep->lock);
 	if (ep->lazy_all && ep->nranks > 1 && rmawin_lazy_idle(win)) {
 		win->late.pending = 1;
-		win->late.all = 1;
+		win->late.target = RMAWIN_ALL_RANKS;
 		win->late.type = RMAWIN_LOCK_TYPE_SHARED;
 		win->late.nops = 0;
 		rmawin__epoch_note_lock(win, RMAWIN_ALL_RANKS);
@@ -229,12 +210,12 @@ int rmawin__lazy_lock_all(struct rmawin_win *win)
 	pthread_mutex_unlock(&ep->lock);
 	if (!noted)
 		return rmawin__lazy_settle(win);
-	ret = rmawin_lazy_passive(win, 0, (uint32_t)ep->rank, RMAWIN_LOCK_TYPE_SHARED, 0);
+	ret = rmawin__passive_ioctl(win, RMAWIN_IOC_LOCK, (uint32_t)ep->rank,
+				    RMAWIN_LOCK_TYPE_SHARED, 0);
 	if (!ret)
 		return 1;
 	pthread_mutex_lock(&ep->lock);
 	win->late.pending = 0;
-	win->late.all = 0;
 	pthread_mutex_unlock(&ep->lock);
 	rmawin__epoch_lock(win, RMAWIN_ALL_RANKS, ret);
 	return ret;
@@ -253,22 +234,22 @@ int rmawin__lazy_lock_all(struct rmawin_win *win)
 int rmawin__lazy_op(struct rmawin_win *win, const struct rmawin_op_desc *op)
 {
 	uint32_t self = (uint32_t)win->ep->rank;
-	int ret, mine;
+	int ret, mine, all;
 
 	if (!__atomic_load_n(&win->late.pending, __ATOMIC_ACQUIRE))
 		return 0;
 	pthread_mutex_lock(&win->ep->lock);
+	all = win->late.target == RMAWIN_ALL_RANKS;
 	if (!win->late.pending) {
 		ret = 0;
-	} else if (win->late.all && op->target == self) {
+	} else if (all && op->target == self) {
 		pthread_mutex_unlock(&win->ep->lock);
 		return 0;
 	} else {
 		ret = rmawin__op_check_locked(win, op);
-		mine = win->late.all || op->target == win->late.target;
+		mine = all || op->target == win->late.target;
 		if (!ret && mine && !win->late.nops && rmawin_lazy_fits(op)) {
 			win->late.op = *op;
-			win->late.target = op->target;
 			win->late.nops = 1;
 			ret = 1;
 		} else if (ret > 0) {
@@ -330,8 +311,8 @@ int rmawin__lazy_unlock(struct rmawin_win *win, uint32_t target, int *res)
 		return 1;
 	}
 	/* a lock_all lets go of this rank's own lock, the one it took */
-	if (l.all)
-		uret = rmawin_lazy_passive(win, 1, (uint32_t)win->ep->rank, 0, 0);
+	if (l.target == RMAWIN_ALL_RANKS)
+		uret = rmawin__passive_ioctl(win, RMAWIN_IOC_UNLOCK, (uint32_t)win->ep->rank, 0, 0);
 	/* nothing else is held in the kernel, whatever the epoch's outcome */
 	rmawin__epoch_unlock(win, target, uret);
 	*res = rmawin__win_result(win, ret ?: uret);

@@ -109,8 +109,7 @@ struct rmawin_win {
 	int lazy;
 	struct rmawin__late {
 		int pending;		/* a lock of @target is noted, not taken */
-		int all;		/* lock_all: our own lock taken, the others noted */
-		uint32_t target;	/* with @all: the kept operation's */
+		uint32_t target;	/* RMAWIN_ALL_RANKS: a lock_all, our own lock taken */
 		uint32_t type;		/* RMAWIN_LOCK_TYPE_* */
 		int nops;		/* 1: @op is kept for the epoch */
 		struct rmawin_op_desc op;
@@ -170,6 +169,8 @@ void rmawin__epoch_complete(struct rmawin_win *win, int ret);
 
 /* lazy.c: locks noted at rmawin_lock(), taken late or never */
 int rmawin__lazy_settle(struct rmawin_win *win);
+int rmawin__passive_ioctl(struct rmawin_win *win, unsigned long req, uint32_t target,
+			  uint32_t type, uint32_t flags);
 int rmawin__lazy_settle_all(struct rmawin_ep *ep);
 int rmawin__lazy_lock(struct rmawin_win *win, uint32_t type, uint32_t target);
 int rmawin__lazy_lock_all(struct rmawin_win *win);

@@ -122,10 +122,34 @@ int rmawin_test(struct rmawin_win *win)
 	return ret ? ret : (int)done;
 }
 
+/**
+ * rmawin__passive_ioctl() - RMAWIN_IOC_LOCK, _UNLOCK or _FLUSH, nothing more
+ * @win: the window
+ * @req: the ioctl
+ * @target: a rank or RMAWIN_ALL_RANKS
+ * @type: LOCK: RMAWIN_LOCK_TYPE_*; else 0
+ * @flags: LOCK: 0 or RMAWIN_LOCK_F_OTHERS; else 0
+ *
+ * The ring is emptied first, so that the call comes after what it holds.
+ * Return: 0 or the kernel's -errno.
+ */
+int rmawin__passive_ioctl(struct rmawin_win *win, unsigned long req, uint32_t target,
+			  uint32_t type, uint32_t flags)
+{
+	struct rmawin_passive p;
+
+	rmawin__ring_drain(win->ep);
+	memset(&p, 0, sizeof(p));
+	p.flags = flags;
+	p.win = win->id;
+	p.target = target;
+	p.type = type;
+	return rmawin__ioctl_struct(win->ep->fd, req, &p);
+}
+
 static int rmawin_passive(struct rmawin_win *win, unsigned long req, uint32_t target,
 			  uint32_t type)
 {
-	struct rmawin_passive p;
 	int ret;
 
 	if (!win)
@@ -133,12 +157,7 @@ static int rmawin_passive(struct rmawin_win *win, unsigned long req, uint32_t ta
 	ret = rmawin__lazy_settle(win);
 	if (ret)
 		return ret;
-	rmawin__ring_drain(win->ep);
-	memset(&p, 0, sizeof(p));
-	p.win = win->id;
-	p.target = target;
-	p.type = type;
-	ret = rmawin__ioctl_struct(win->ep->fd, req, &p);
+	ret = rmawin__passive_ioctl(win, req, target, type, 0);
 	if (req == RMAWIN_IOC_LOCK)
 		rmawin__epoch_lock(win, target, ret);
 	else if (req == RMAWIN_IOC_UNLOCK)
