@@ -153,6 +153,8 @@ static int big_phase(struct rmawin_ep *ep, struct rmawin_win *win, const int64_t
 	RMAWIN_TEST_TRY(6, rmawin_barrier(ep));
 	if (!me)
 		*msgs = before < 0 ? -1 : rmawin_test_ep_stat("ctrl_msgs") - before;
+	/* nobody asks rank 0 for anything more before it counted */
+	RMAWIN_TEST_TRY(7, rmawin_barrier(ep));
 	return 0;
 }
 
