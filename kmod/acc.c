@@ -21,6 +21,15 @@
  * reply that does not answer the next fragment is a protocol error, as is
  * a fragment no honest origin sends (a range outside the window, a window
  * that does not exist, an op and type MPI does not define).
+ *
+ * A plain accumulate sends nothing back but a status, which is 0 unless
+ * the fragment is a whole lock epoch (one fragment, always answered).  So
+ * its fragments are answered in runs of RMAWIN_ACC_ANSWER_EVERY: all but
+ * the last of a run go as RMAWIN_MSG_ACC_QUIET, which the target applies
+ * without a reply, and the reply to the last answers the run.  On a
+ * device that acknowledges every message, that takes a large
+ * accumulate's packets from four a fragment to two.  The fetching ones
+ * get their previous values back fragment by fragment, as before.
  */
 #include <linux/slab.h>
 #include <linux/highmem.h>
@@ -193,6 +202,22 @@ static bool rmawin_acc_room(struct rmawin_peer *peer)
 	       READ_ONCE(peer->state) != RMAWIN_PEER_CONNECTED;
 }
 
+/*
+ * The offset of the fragment whose reply answers the fragment at @off:
+ * @off itself for a fetching operation, else the last of its run of
+ * RMAWIN_ACC_ANSWER_EVERY (or the operation's last fragment).
+ */
+static u64 rmawin_acc_answered_at(const struct rmawin_req *req, u64 off)
+{
+	u64 nfrags = DIV_ROUND_UP_ULL(req->len, RMAWIN_ACC_FRAG);
+	u64 k = div_u64(off, RMAWIN_ACC_FRAG);
+
+	if (req->acc.result)
+		return off;
+	k = min(k - k % RMAWIN_ACC_ANSWER_EVERY + RMAWIN_ACC_ANSWER_EVERY, nfrags) - 1;
+	return k * RMAWIN_ACC_FRAG;
+}
+
 /* Send fragment [@done, @done + @n) of the request; @m is a message buffer. */
 static int rmawin_acc_send_frag(struct rmawin_req *req, const struct rmawin_op_desc *op,
 				struct rmawin_wire_acc *m, u64 off, u64 done, u32 n)
@@ -200,6 +225,7 @@ static int rmawin_acc_send_frag(struct rmawin_req *req, const struct rmawin_op_d
 	struct rmawin_peer *peer = req->peer;
 	u32 cas = op->opcode == RMAWIN_OP_CAS;
 	int ret;
+	u8 type;
 
 	if (rmawin_wait_event(req->win->ep, rmawin_acc_room(peer)))
 		return -EINTR;
@@ -215,13 +241,35 @@ static int rmawin_acc_send_frag(struct rmawin_req *req, const struct rmawin_op_d
 	WRITE_ONCE(req->acc.sent, done + n);
 	atomic_inc(&req->pending);
 	atomic_inc(&peer->acc_out);
-	ret = rmawin_msg_send(peer, RMAWIN_MSG_ACC, req->acc.id, m, sizeof(*m) + n * (1 + cas));
+	type = rmawin_acc_answered_at(req, done) == done ? RMAWIN_MSG_ACC : RMAWIN_MSG_ACC_QUIET;
+	ret = rmawin_msg_send(peer, type, req->acc.id, m, sizeof(*m) + n * (1 + cas));
 	if (ret) {
 		atomic_dec(&peer->acc_out);
 		atomic_dec(&req->pending);
 		WRITE_ONCE(req->acc.sent, done);
 	}
 	return ret;
+}
+
+/*
+ * Sending stopped part way (a fatal signal, a lost peer): the fragments
+ * sent quiet since the last answered one will never be answered, as the
+ * one that would answer them was never sent.  Count them answered now;
+ * the issuer's own reference keeps the request alive meanwhile.
+ */
+static void rmawin_acc_unanswerable(struct rmawin_req *req)
+{
+	u64 sent = READ_ONCE(req->acc.sent), last;
+	u32 n;
+
+	if (!sent)
+		return;
+	last = div_u64(sent - 1, RMAWIN_ACC_FRAG) * RMAWIN_ACC_FRAG;
+	if (rmawin_acc_answered_at(req, last) == last)
+		return;
+	n = div_u64(last, RMAWIN_ACC_FRAG) % RMAWIN_ACC_ANSWER_EVERY + 1;
+	atomic_sub(n, &req->peer->acc_out);
+	atomic_sub(n, &req->pending);
 }
 
 /**
@@ -270,6 +318,8 @@ int rmawin_acc_issue(struct rmawin_req *req, const struct rmawin_op_desc *op,
 		n = min_t(u64, op->len - done, RMAWIN_ACC_FRAG);
 		ret = rmawin_acc_send_frag(req, op, m, t->off, done, n);
 	}
+	if (ret)
+		rmawin_acc_unanswerable(req);
 out_free:
 	if (m != (struct rmawin_wire_acc *)small)
 		kfree(m);
@@ -297,6 +347,53 @@ static bool rmawin_acc_msg_ok(const struct rmawin_wire_acc *m, u16 len,
 	return !check_add_overflow(off, (u64)n, &end) && end <= win->length;
 }
 
+/*
+ * Apply a peer's fragment; answer it unless @quiet.  A quiet fragment is
+ * a plain accumulate and never an epoch: it has nothing to answer with.
+ */
+static int rmawin_acc_frag_recv(struct rmawin_peer *peer, u32 id, const void *p, u16 len,
+				bool quiet)
+{
+	const struct rmawin_wire_acc *m = p;
+	struct rmawin_ep *ep = peer->grp->ep;
+	struct {
+		struct rmawin_wire_acc_reply r;
+		u64 old[RMAWIN_ACC_FRAG / sizeof(u64)];
+	} rep = {};
+	u32 n = le32_to_cpu(m->len), type = m->epoch - 1;
+	struct rmawin_win *win;
+	int status = 0;
+	bool ok;
+
+	xa_lock_bh(&ep->wins);
+	win = xa_load(&ep->wins, le32_to_cpu(m->win));
+	ok = win && rmawin_acc_msg_ok(m, len, win) &&
+	     (!quiet || (m->opcode == RMAWIN_OP_ACC && !m->epoch));
+	if (ok && m->epoch) {
+		status = rmawin_lock_try(win, peer->rank, type);
+		ok = status != -EPROTO;
+	}
+	if (ok && !status)
+		rmawin_acc_apply_win(win, m->opcode, m->acc_op, m->datatype,
+				     le64_to_cpu(m->offset), n, m->data, rep.old);
+	if (ok && m->epoch && !status)
+		rmawin_lock_release(win, peer->rank, type);
+	xa_unlock_bh(&ep->wins);
+	if (!ok)
+		return -EPROTO;
+	if (quiet)
+		return 0;
+	if (m->epoch && !status)
+		rmawin_lock_send_grants(ep, le32_to_cpu(m->win));
+	rep.r.status = cpu_to_le32(status);
+	rep.r.res_off = m->res_off;
+	if (rmawin_acc_fetches(m->opcode) && !status)
+		rep.r.len = cpu_to_le32(n);
+	else
+		n = 0;
+	return rmawin_msg_send_async(peer, RMAWIN_MSG_ACC_REPLY, id, &rep, sizeof(rep.r) + n);
+}
+
 /**
  * rmawin_acc_recv() - apply a peer's accumulate fragment to our window
  * @peer: the origin
@@ -316,44 +413,29 @@ static bool rmawin_acc_msg_ok(const struct rmawin_wire_acc *m, u16 len,
  */
 int rmawin_acc_recv(struct rmawin_peer *peer, u32 id, const void *p, u16 len)
 {
-	const struct rmawin_wire_acc *m = p;
-	struct rmawin_ep *ep = peer->grp->ep;
-	struct {
-		struct rmawin_wire_acc_reply r;
-		u64 old[RMAWIN_ACC_FRAG / sizeof(u64)];
-	} rep = {};
-	u32 n = le32_to_cpu(m->len), type = m->epoch - 1;
-	struct rmawin_win *win;
-	int status = 0;
-	bool ok;
-
-	xa_lock_bh(&ep->wins);
-	win = xa_load(&ep->wins, le32_to_cpu(m->win));
-	ok = win && rmawin_acc_msg_ok(m, len, win);
-	if (ok && m->epoch) {
-		status = rmawin_lock_try(win, peer->rank, type);
-		ok = status != -EPROTO;
-	}
-	if (ok && !status)
-		rmawin_acc_apply_win(win, m->opcode, m->acc_op, m->datatype,
-				     le64_to_cpu(m->offset), n, m->data, rep.old);
-	if (ok && m->epoch && !status)
-		rmawin_lock_release(win, peer->rank, type);
-	xa_unlock_bh(&ep->wins);
-	if (!ok)
-		return -EPROTO;
-	if (m->epoch && !status)
-		rmawin_lock_send_grants(ep, le32_to_cpu(m->win));
-	rep.r.status = cpu_to_le32(status);
-	rep.r.res_off = m->res_off;
-	if (rmawin_acc_fetches(m->opcode) && !status)
-		rep.r.len = cpu_to_le32(n);
-	else
-		n = 0;
-	return rmawin_msg_send_async(peer, RMAWIN_MSG_ACC_REPLY, id, &rep, sizeof(rep.r) + n);
+	return rmawin_acc_frag_recv(peer, id, p, len, false);
 }
 
-/* Is @r the answer to @req's next fragment, from its target? */
+/**
+ * rmawin_acc_quiet_recv() - apply a fragment the next reply answers
+ * @peer: the origin
+ * @id: its request id
+ * @p: struct rmawin_wire_acc and data
+ * @len: payload bytes
+ *
+ * Context: as rmawin_acc_recv().
+ * Return: 0, or -EPROTO for what rmawin_acc_recv() refuses and for a
+ * fetching operation or an epoch, which must be answered.
+ */
+int rmawin_acc_quiet_recv(struct rmawin_peer *peer, u32 id, const void *p, u16 len)
+{
+	return rmawin_acc_frag_recv(peer, id, p, len, true);
+}
+
+/*
+ * Is @r the answer to @req's next fragment (or run of them, ending where
+ * the fragment it answers said), from its target?
+ */
 static bool rmawin_acc_reply_ok(const struct rmawin_req *req, const struct rmawin_peer *peer,
 				const struct rmawin_wire_acc_reply *r, u16 len)
 {
@@ -363,7 +445,8 @@ static bool rmawin_acc_reply_ok(const struct rmawin_req *req, const struct rmawi
 
 	if (!req || req->peer != peer || test_bit(0, &req->finished))
 		return false;
-	if (r->pad || status > 0 || status < -MAX_ERRNO || res_off != req->acc.next ||
+	if (r->pad || status > 0 || status < -MAX_ERRNO ||
+	    res_off != rmawin_acc_answered_at(req, req->acc.next) ||
 	    res_off >= READ_ONCE(req->acc.sent))
 		return false;
 	frag = min_t(u64, req->len - res_off, RMAWIN_ACC_FRAG);
@@ -388,7 +471,7 @@ int rmawin_acc_reply_recv(struct rmawin_peer *peer, u32 id, const void *p, u16 l
 	struct rmawin_group *grp = peer->grp;
 	struct rmawin_req *req;
 	s32 status;
-	u32 res_off, rlen;
+	u32 res_off, rlen, nfrags;
 
 	xa_lock_irq(&grp->acc_reqs);
 	req = xa_load(&grp->acc_reqs, id);
@@ -403,9 +486,11 @@ int rmawin_acc_reply_recv(struct rmawin_peer *peer, u32 id, const void *p, u16 l
 		req->status = status;
 	if (rlen)
 		memcpy(req->acc.result + res_off, r->old, rlen);
+	/* the fragments it answers: 1, or a run of them */
+	nfrags = (res_off - req->acc.next) / RMAWIN_ACC_FRAG + 1;
 	req->acc.next = res_off + min_t(u64, req->len - res_off, RMAWIN_ACC_FRAG);
-	atomic_dec(&peer->acc_out);
-	if (atomic_dec_and_test(&req->pending))
+	atomic_sub(nfrags, &peer->acc_out);
+	if (atomic_sub_and_test(nfrags, &req->pending))
 		rmawin_req_finish(req);
 	xa_unlock_irq(&grp->acc_reqs);
 	wake_up_all(&grp->ep->wq);

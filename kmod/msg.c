@@ -84,6 +84,12 @@ static const struct rmawin_msg_def rmawin_msg_defs[RMAWIN_MSG_LAST] = {
 	[RMAWIN_MSG_COMPLETE] = RMAWIN_MSG_EMPTY_SOFTIRQ(rmawin_pscw_complete_recv),
 	[RMAWIN_MSG_NOTIFY] = RMAWIN_MSG_FIXED(rmawin_notify_recv, struct rmawin_wire_notify),
 	[RMAWIN_MSG_WELCOME] = RMAWIN_MSG_EMPTY(NULL),
+	[RMAWIN_MSG_ACC_QUIET] = {
+		.recv = rmawin_acc_quiet_recv,
+		.min_len = sizeof(struct rmawin_wire_acc),
+		.max_len = sizeof(struct rmawin_wire_acc) + RMAWIN_ACC_FRAG,
+		.softirq = true,
+	},
 };
 
 /* A message waiting for a send buffer. */

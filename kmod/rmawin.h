@@ -252,6 +252,8 @@ void rmawin_ep_wake(struct rmawin_ep *ep, struct rmawin_win *win);
  * of per window.
  */
 #define RMAWIN_ACC_WINDOW	64	/* unanswered accumulate fragments per peer */
+/* an accumulate's fragments answered together (RMAWIN_MSG_ACC_QUIET), at most */
+#define RMAWIN_ACC_ANSWER_EVERY	16
 #define RMAWIN_DEFERRED_MAX	256	/* replies waiting for a send buffer, per peer */
 /* Regions of one window: a peer's descriptor may name no more */
 #define RMAWIN_WIN_MAX_MRS	65536
@@ -477,7 +479,7 @@ struct rmawin_win {
  * @acc.result: fetching accumulates: the previous values, @len bytes
  * @acc.result_uaddr: where @acc.result goes at reap
  * @acc.sent: bytes of fragments posted so far
- * @acc.next: offset of the fragment whose reply is next (the target
+ * @acc.next: offset of the first fragment not answered yet (the target
  *	answers in order), under the group's acc_reqs lock
  * @acc.nic: through the device's atomics (atomic.c), not the target's CPU
  * @acc.slot: atomics: the bounce buffer the previous values land in (each
@@ -1006,6 +1008,7 @@ void rmawin_req_finish(struct rmawin_req *req);
 int rmawin_barrier_recv(struct rmawin_peer *peer, u32 round, const void *p, u16 len);
 int rmawin_win_desc_recv(struct rmawin_peer *peer, u32 win_id, const void *p, u16 len);
 int rmawin_acc_recv(struct rmawin_peer *peer, u32 id, const void *p, u16 len);
+int rmawin_acc_quiet_recv(struct rmawin_peer *peer, u32 id, const void *p, u16 len);
 int rmawin_acc_reply_recv(struct rmawin_peer *peer, u32 id, const void *p, u16 len);
 int rmawin_lock_recv(struct rmawin_peer *peer, u32 win_id, const void *p, u16 len);
 int rmawin_lock_grant_recv(struct rmawin_peer *peer, u32 win_id, const void *p, u16 len);

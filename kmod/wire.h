@@ -142,7 +142,7 @@ struct rmawin_wire_group_addr {
 
 /* ---- Control messages ------------------------------------------------- */
 
-#define RMAWIN_WIRE_VERSION	4
+#define RMAWIN_WIRE_VERSION	5
 /* Bytes per control message buffer, header included. */
 #define RMAWIN_CTRL_SIZE	512
 
@@ -162,6 +162,10 @@ struct rmawin_wire_group_addr {
  * @RMAWIN_MSG_NOTIFY: a notified put's data has landed (@arg: 0)
  * @RMAWIN_MSG_WELCOME: the responder took the initiator's proof; the
  *	responder's first message, the only one the initiator accepts before it
+ * @RMAWIN_MSG_ACC_QUIET: a fragment of an accumulate that is not answered
+ *	on its own (@arg: request id), as struct rmawin_wire_acc: the reply
+ *	to the request's next fragment sent as RMAWIN_MSG_ACC answers it too.
+ *	Only for RMAWIN_OP_ACC (nothing to send back) and never an epoch
  * @RMAWIN_MSG_LAST: first unused type
  */
 enum rmawin_msg_type {
@@ -177,6 +181,7 @@ enum rmawin_msg_type {
 	RMAWIN_MSG_COMPLETE,
 	RMAWIN_MSG_NOTIFY,
 	RMAWIN_MSG_WELCOME,
+	RMAWIN_MSG_ACC_QUIET,
 	RMAWIN_MSG_LAST,
 };
 
@@ -283,7 +288,8 @@ struct rmawin_wire_acc {
 /**
  * struct rmawin_wire_acc_reply - RMAWIN_MSG_ACC_REPLY
  * @status: 0 or a negative errno (as __le32)
- * @res_off: the fragment's offset, as the request said
+ * @res_off: the fragment's offset, as the request said; the reply answers
+ *	the request's RMAWIN_MSG_ACC_QUIET fragments before it too
  * @len: bytes of previous values after the header (fetching ops), else 0
  * @pad: zero
  * @old: @len bytes

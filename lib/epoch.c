@@ -11,8 +11,9 @@
  * The view follows the synchronization calls that succeed.  One that
  * fails may have left the kernel's state anywhere, so the view is then
  * "unknown" and operations on the window go to the kernel synchronously,
- * which judges them itself, until a fence succeeds: after one, no lock is
- * held and no PSCW epoch is open, whatever came before.
+ * which judges them itself, until a fence or an unlock_all succeeds:
+ * after either, no lock is held and no PSCW access epoch is open,
+ * whatever came before.
  *
  * The endpoint's threads share the view under the endpoint's @lock,
  * taken for each check and each update, never across a system call.
@@ -230,6 +231,17 @@ static void rmawin_epoch_unlock(struct rmawin_win *win, uint32_t target, int ret
 	if (ret) {
 		e->unknown = 1;
 		return;
+	}
+	/*
+	 * An unlock of every rank that succeeds ends every lock the window
+	 * held, which the kernel let it take only outside PSCW access and
+	 * non-empty fence epochs (and a START only with no lock held): the
+	 * window is in no epoch now, whatever the view lost before.
+	 */
+	if (target == RMAWIN_ALL_RANKS && e->unknown) {
+		e->unknown = 0;
+		e->started = 0;
+		e->fence_open = 0;
 	}
 	for (t = 0; t < win->ep->nranks; t++) {
 		if ((target == RMAWIN_ALL_RANKS || (uint32_t)t == target) && e->held[t]) {

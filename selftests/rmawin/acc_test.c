@@ -114,6 +114,113 @@ TEST_F(path, accumulate_double_sum_all_to_all)
 	EXPECT_EQ(0, rmawin_stat("reqs"));
 }
 
+/* ---- a large accumulate: answered in runs of fragments ---- */
+
+#define BIG_N		8192	/* int64s: 64 KiB, the target's kernel's 147 fragments */
+#define FRAG_BYTES	448	/* kmod's RMAWIN_ACC_FRAG */
+#define ANSWER_EVERY	16	/* kmod's RMAWIN_ACC_ANSWER_EVERY */
+
+struct big_acc {
+	long msgs[2];		/* rank 0's control messages in each phase */
+};
+
+static int64_t big_value(int rank, int i)
+{
+	return (int64_t)i * 3 + (int64_t)rank * 1000003;
+}
+
+/*
+ * One phase: every rank but 0 takes rank 0's lock (shared), makes sure it
+ * has it, accumulates @count int64s there, and lets go; rank 0 counts the
+ * control messages it sent meanwhile (its barrier's, the grants, the
+ * replies).  The two phases differ only in the accumulate's length.
+ */
+static int big_phase(struct rmawin_ep *ep, struct rmawin_win *win, const int64_t *mine,
+		     int count, long *msgs)
+{
+	int me = rmawin_rank(ep);
+	long before = rmawin_test_ep_stat("ctrl_msgs");
+
+	RMAWIN_TEST_TRY(1, rmawin_barrier(ep));
+	if (me) {
+		RMAWIN_TEST_TRY(2, rmawin_lock(win, RMAWIN_LOCK_SHARED, 0));
+		/* no lazy lock: the lock is had before the accumulate goes */
+		RMAWIN_TEST_TRY(3, rmawin_flush(win, 0));
+		RMAWIN_TEST_TRY(4, rmawin_accumulate(win, mine, count, RMAWIN_INT64, 0, 0,
+						     RMAWIN_SUM));
+		RMAWIN_TEST_TRY(5, rmawin_unlock(win, 0));
+	}
+	RMAWIN_TEST_TRY(6, rmawin_barrier(ep));
+	if (!me)
+		*msgs = before < 0 ? -1 : rmawin_test_ep_stat("ctrl_msgs") - before;
+	/* nobody asks rank 0 for anything more before it counted */
+	RMAWIN_TEST_TRY(7, rmawin_barrier(ep));
+	return 0;
+}
+
+static int big_acc_rank(struct rmawin_ep *ep, void *arg)
+{
+	int me = rmawin_rank(ep), n = rmawin_nranks(ep), i, r;
+	int64_t *mem = calloc(BIG_N, 8), *mine = calloc(BIG_N, 8), *old = calloc(BIG_N, 8);
+	struct big_acc *sh = arg;
+	struct rmawin_win *win;
+	int64_t want;
+
+	if (!mem || !mine || !old)
+		return 1;
+	for (i = 0; i < BIG_N; i++)
+		mine[i] = big_value(me, i);
+	RMAWIN_TEST_TRY(2, rmawin_win_create(ep, mem, me ? 0 : BIG_N * 8, 8, 0, &win));
+	RMAWIN_TEST_TRY(3, big_phase(ep, win, mine, 1, &sh->msgs[0]));
+	RMAWIN_TEST_TRY(4, big_phase(ep, win, mine, BIG_N, &sh->msgs[1]));
+	/* the fetching path still answers fragment by fragment */
+	if (me == n - 1) {
+		RMAWIN_TEST_TRY(5, rmawin_lock(win, RMAWIN_LOCK_SHARED, 0));
+		RMAWIN_TEST_TRY(6, rmawin_get_accumulate(win, NULL, old, BIG_N, RMAWIN_INT64, 0, 0,
+							 RMAWIN_NO_OP));
+		RMAWIN_TEST_TRY(7, rmawin_unlock(win, 0));
+	}
+	RMAWIN_TEST_TRY(8, rmawin_barrier(ep));
+	for (i = 0; i < BIG_N; i++) {
+		for (want = 0, r = 1; r < n; r++)
+			want += big_value(r, i) * (i ? 1 : 2);
+		if ((me == 0 && mem[i] != want) || (me == n - 1 && old[i] != want)) {
+			RMAWIN_TEST_MSG("rank %d: element %d %lld, want %lld", me, i,
+					(long long)(me ? old[i] : mem[i]), (long long)want);
+			return 9;
+		}
+	}
+	RMAWIN_TEST_TRY(10, rmawin_win_free(win));
+	free(mem);
+	free(mine);
+	free(old);
+	return 0;
+}
+
+static void big_acc_case(struct __test_metadata *_metadata, int n)
+{
+	struct big_acc *sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
+				  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	int frags = (BIG_N * 8 + FRAG_BYTES - 1) / FRAG_BYTES;
+	long replies = (frags + ANSWER_EVERY - 1) / ANSWER_EVERY;
+
+	ASSERT_NE(MAP_FAILED, sh);
+	ASSERT_EQ(n, rmawin_test_run_eps(_metadata, n, big_acc_rank, sh, 60));
+	ASSERT_LE(0, sh->msgs[0]) TH_LOG("no counter ctrl_msgs");
+	/*
+	 * The phases differ by one accumulate from each other rank: one
+	 * fragment (answered) against 147 (answered in runs of 16: 10
+	 * replies, not 147).  The data is checked by the ranks.
+	 */
+	EXPECT_EQ((n - 1) * (replies - 1), sh->msgs[1] - sh->msgs[0])
+		TH_LOG("rank 0 sent %ld and %ld control messages", sh->msgs[0], sh->msgs[1]);
+	EXPECT_EQ(0, rmawin_stat("reqs"));
+	munmap(sh, sizeof(*sh));
+}
+
+TEST_F(path, large_accumulate_answered_in_runs_2_ranks) { big_acc_case(_metadata, 2); }
+TEST_F(path, large_accumulate_answered_in_runs_4_ranks) { big_acc_case(_metadata, 4); }
+
 /* get_accumulate REPLACE as a swap; NO_OP as an atomic read; CAS. */
 static int fetch_ops_rank(struct rmawin_ep *ep, void *arg)
 {

@@ -350,6 +350,14 @@ static int misuse_rank(struct rmawin_ep *ep, void *arg)
 		RMAWIN_TEST_WANT(0, rmawin_lock_all(win));
 		RMAWIN_TEST_WANT(-EBUSY, rmawin_fence(win, 0));
 		RMAWIN_TEST_WANT(0, rmawin_unlock_all(win));
+		/* that unlock_all left no epoch: the library knows again, the locks are lazy */
+		before = rmawin_test_ep_stat("ctrl_msgs");
+		RMAWIN_TEST_WANT(0, rmawin_lock_all(win));
+		RMAWIN_TEST_WANT(0, rmawin_get(win, v, 16, 1, 0));
+		RMAWIN_TEST_WANT(0, rmawin_unlock_all(win));
+		sent = before < 0 ? -1 : rmawin_test_ep_stat("ctrl_msgs") - before;
+		CHECK(sent == 1, "a lazy lock_all epoch after the misuse sent %ld messages", sent);
+		CHECK(rmawin_test_check_fill(v, 16, 0) < 0, "the get did not read rank 1's zeros");
 	}
 	RMAWIN_TEST_TRY(4, rmawin_barrier(ep));
 	if (me == 1)

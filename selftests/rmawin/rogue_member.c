@@ -223,6 +223,27 @@ static void fill_acc_epoch_frag(uint8_t *p)
 	a->len = htole32(8);
 }
 
+/* Fine as RMAWIN_MSG_ACC; as RMAWIN_MSG_ACC_QUIET it must be answered. */
+static void fill_acc_fetching(uint8_t *p)
+{
+	struct rmawin_wire_acc *a = (void *)p;
+
+	a->opcode = RMAWIN_OP_GET_ACC;	/* its previous values must go back */
+	a->acc_op = RMAWIN_ACC_SUM;
+	a->datatype = RMAWIN_TYPE_INT64;
+	a->len = htole32(8);
+}
+
+static void fill_acc_epoch(uint8_t *p)
+{
+	struct rmawin_wire_acc *a = (void *)p;
+
+	a->opcode = RMAWIN_OP_ACC;
+	a->datatype = RMAWIN_TYPE_INT64;
+	a->epoch = RMAWIN_WIRE_EPOCH_SHARED;	/* its status must go back */
+	a->len = htole32(8);
+}
+
 static void fill_reply(uint8_t *p)
 {
 	struct rmawin_wire_acc_reply *r = (void *)p;
@@ -282,6 +303,9 @@ static const struct bad_msg bad_msgs[] = {
 	{ "acc: epoch of no lock mode", RMAWIN_MSG_ACC, 1, 32, 0, 0, fill_acc_epoch_mode },
 	{ "acc: epoch in a later fragment", RMAWIN_MSG_ACC, 1, 32, 0, 0, fill_acc_epoch_frag },
 	{ "acc reply: to nothing", RMAWIN_MSG_ACC_REPLY, 1, 24, 0, 0, fill_reply },
+	{ "acc quiet: a fetching op", RMAWIN_MSG_ACC_QUIET, 1, 32, 0, 0, fill_acc_fetching },
+	{ "acc quiet: an epoch", RMAWIN_MSG_ACC_QUIET, 1, 32, 0, 0, fill_acc_epoch },
+	{ "acc quiet: past the window", RMAWIN_MSG_ACC_QUIET, 1, 32, 0, 0, fill_acc_range },
 	{ "lock: bad type", RMAWIN_MSG_LOCK, 0, 8, 0, 0, fill_lock_type },
 	{ "lock: unknown window", RMAWIN_MSG_LOCK, 9, 8, 0, 0, fill_lock_shared },
 	{ "lock: truncated", RMAWIN_MSG_LOCK, 0, 4 },
