@@ -142,7 +142,7 @@ struct rmawin_wire_group_addr {
 
 /* ---- Control messages ------------------------------------------------- */
 
-#define RMAWIN_WIRE_VERSION	5
+#define RMAWIN_WIRE_VERSION	6
 /* Bytes per control message buffer, header included. */
 #define RMAWIN_CTRL_SIZE	512
 

@@ -208,31 +208,6 @@ static int big_acc_rank(struct rmawin_ep *ep, void *arg)
 	return 0;
 }
 
-/* The module parameter acc_bulk_min, or -1 */
-static long bulk_min(void)
-{
-	FILE *f = fopen(BULK_MIN, "r");
-	long v = -1;
-
-	if (f) {
-		if (fscanf(f, "%ld", &v) != 1)
-			v = -1;
-		fclose(f);
-	}
-	return v;
-}
-
-static int set_bulk_min(long v)
-{
-	FILE *f = fopen(BULK_MIN, "w");
-	int ret;
-
-	if (!f)
-		return -1;
-	ret = fprintf(f, "%ld\n", v) < 0;
-	return fclose(f) || ret ? -1 : 0;
-}
-
 /*
  * @bulk: through the target's inbox (the module's default for 2 KiB and
  * more), else with the inbox turned off (acc_bulk_min 0): fragments.
@@ -244,13 +219,13 @@ static void big_acc_case(struct __test_metadata *_metadata, int n, bool bulk)
 	int frags = (BIG_N * 8 + FRAG_BYTES - 1) / FRAG_BYTES;
 	long replies = bulk ? (BIG_N * 8 + CHUNK_BYTES - 1) / CHUNK_BYTES :
 			      (frags + ANSWER_EVERY - 1) / ANSWER_EVERY;
-	long was = bulk_min();
+	long was = rmawin_test_read_long(BULK_MIN);
 
 	ASSERT_NE(MAP_FAILED, sh);
 	ASSERT_LT(0, was) TH_LOG("no module parameter acc_bulk_min, or it is 0");
-	ASSERT_EQ(0, set_bulk_min(bulk ? was : 0));
+	ASSERT_EQ(0, rmawin_test_write_long(BULK_MIN, bulk ? was : 0));
 	EXPECT_EQ(n, rmawin_test_run_eps(_metadata, n, big_acc_rank, sh, 60));
-	ASSERT_EQ(0, set_bulk_min(was));
+	ASSERT_EQ(0, rmawin_test_write_long(BULK_MIN, was));
 	ASSERT_LE(0, sh->msgs[0]) TH_LOG("no counter ctrl_msgs");
 	/*
 	 * The phases differ by one accumulate from each other rank: one
