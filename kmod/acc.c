@@ -126,13 +126,21 @@ static void rmawin_win_copy(struct rmawin_win *win, u64 off, void *buf, u32 len,
 	}
 }
 
-/*
- * Apply one fragment to the window: @old receives the previous values.
- * @data holds the origin elements (and, for CAS, the compare element
- * after them).  Atomic against every other accumulate on the window.
+/**
+ * rmawin_acc_apply_win() - apply one fragment to a window
+ * @win: the window
+ * @opcode: RMAWIN_OP_ACC .. RMAWIN_OP_CAS
+ * @acc_op: enum rmawin_acc_op
+ * @type: enum rmawin_datatype
+ * @off: byte offset in the window, in range
+ * @len: bytes, whole elements, at most RMAWIN_ACC_FRAG
+ * @data: the origin elements (and, for CAS, the compare element after them)
+ * @old: receives the previous values
+ *
+ * Atomic against every other accumulate on the window.
  */
-static void rmawin_acc_apply_win(struct rmawin_win *win, u8 opcode, u8 acc_op, u8 type,
-				 u64 off, u32 len, const void *data, void *old)
+void rmawin_acc_apply_win(struct rmawin_win *win, u8 opcode, u8 acc_op, u8 type,
+			  u64 off, u32 len, const void *data, void *old)
 {
 	u64 cur[RMAWIN_ACC_FRAG / sizeof(u64)];
 	unsigned long flags;
@@ -202,17 +210,23 @@ static bool rmawin_acc_room(struct rmawin_peer *peer)
 	       READ_ONCE(peer->state) != RMAWIN_PEER_CONNECTED;
 }
 
+/* Bytes of each of @req's fragments but the last: chunks through an inbox */
+static u32 rmawin_acc_frag(const struct rmawin_req *req)
+{
+	return req->acc.bulk ? RMAWIN_BULK_CHUNK : RMAWIN_ACC_FRAG;
+}
+
 /*
  * The offset of the fragment whose reply answers the fragment at @off:
- * @off itself for a fetching operation, else the last of its run of
- * RMAWIN_ACC_ANSWER_EVERY (or the operation's last fragment).
+ * @off itself for a fetching operation or a chunk, else the last of its
+ * run of RMAWIN_ACC_ANSWER_EVERY (or the operation's last fragment).
  */
 static u64 rmawin_acc_answered_at(const struct rmawin_req *req, u64 off)
 {
 	u64 nfrags = DIV_ROUND_UP_ULL(req->len, RMAWIN_ACC_FRAG);
 	u64 k = div_u64(off, RMAWIN_ACC_FRAG);
 
-	if (req->acc.result)
+	if (req->acc.result || req->acc.bulk)
 		return off;
 	k = min(k - k % RMAWIN_ACC_ANSWER_EVERY + RMAWIN_ACC_ANSWER_EVERY, nfrags) - 1;
 	return k * RMAWIN_ACC_FRAG;
@@ -314,6 +328,10 @@ int rmawin_acc_issue(struct rmawin_req *req, const struct rmawin_op_desc *op,
 	m->opcode = op->opcode;
 	m->acc_op = op->acc_op;
 	m->datatype = op->datatype;
+	if (rmawin_bulk_wanted(op, t)) {
+		ret = rmawin_bulk_issue(req, t, m);
+		goto out_free;
+	}
 	for (done = 0; done < op->len && !ret; done += n) {
 		n = min_t(u64, op->len - done, RMAWIN_ACC_FRAG);
 		ret = rmawin_acc_send_frag(req, op, m, t->off, done, n);
@@ -449,8 +467,9 @@ static bool rmawin_acc_reply_ok(const struct rmawin_req *req, const struct rmawi
 	    res_off != rmawin_acc_answered_at(req, req->acc.next) ||
 	    res_off >= READ_ONCE(req->acc.sent))
 		return false;
-	frag = min_t(u64, req->len - res_off, RMAWIN_ACC_FRAG);
-	if (rlen != (req->acc.result && !status ? frag : 0))
+	frag = min_t(u64, req->len - res_off, rmawin_acc_frag(req));
+	/* a chunk's previous values stay in the target's inbox */
+	if (rlen != (req->acc.result && !status && !req->acc.bulk ? frag : 0))
 		return false;
 	return len == sizeof(*r) + rlen;
 }
@@ -488,7 +507,9 @@ int rmawin_acc_reply_recv(struct rmawin_peer *peer, u32 id, const void *p, u16 l
 		memcpy(req->acc.result + res_off, r->old, rlen);
 	/* the fragments it answers: 1, or a run of them */
 	nfrags = (res_off - req->acc.next) / RMAWIN_ACC_FRAG + 1;
-	req->acc.next = res_off + min_t(u64, req->len - res_off, RMAWIN_ACC_FRAG);
+	req->acc.next = res_off + min_t(u64, req->len - res_off, rmawin_acc_frag(req));
+	if (req->acc.bulk)
+		rmawin_bulk_answered(peer);
 	atomic_sub(nfrags, &peer->acc_out);
 	if (atomic_sub_and_test(nfrags, &req->pending))
 		rmawin_req_finish(req);

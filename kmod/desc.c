@@ -126,7 +126,8 @@ static int rmawin_desc_start(struct rmawin_remote *r, const struct rmawin_wire_d
 	if (status) {
 		/* the owner's creation failed: a negative errno and nothing else */
 		if (status > 0 || status < -MAX_ERRNO || nmrs || d->count || d->first ||
-		    d->length || d->chunk || d->disp_unit || d->page_off)
+		    d->length || d->chunk || d->disp_unit || d->page_off || d->flags ||
+		    d->inbox_rkey || d->inbox)
 			return -EPROTO;
 		r->disp_unit = 0;	/* marks the peer's failure */
 		r->done = true;
@@ -134,6 +135,10 @@ static int rmawin_desc_start(struct rmawin_remote *r, const struct rmawin_wire_d
 	}
 	if (!d->disp_unit || length > RMAWIN_WIN_MAX || chunk < PAGE_SIZE ||
 	    chunk > RMAWIN_WIN_MAX || page_off >= chunk || d->first)
+		return -EPROTO;
+	/* an inbox or none; its address and key are the owner's to choose */
+	if (d->flags & ~cpu_to_le32(RMAWIN_WIRE_DESC_INBOX) ||
+	    (!d->flags && (d->inbox_rkey || d->inbox)))
 		return -EPROTO;
 	/* exactly the regions that cover the window: every offset finds one */
 	if (nmrs > RMAWIN_WIN_MAX_MRS ||
@@ -144,6 +149,9 @@ static int rmawin_desc_start(struct rmawin_remote *r, const struct rmawin_wire_d
 	r->disp_unit = le32_to_cpu(d->disp_unit);
 	r->page_off = page_off;
 	r->nmrs = nmrs;
+	r->has_inbox = !!d->flags;
+	r->inbox = le64_to_cpu(d->inbox);
+	r->inbox_rkey = le32_to_cpu(d->inbox_rkey);
 	if (nmrs) {
 		r->mrs = kvcalloc(nmrs, sizeof(*r->mrs), GFP_KERNEL_ACCOUNT);
 		if (!r->mrs)
@@ -168,7 +176,9 @@ static int rmawin_desc_apply(struct rmawin_remote *r, const struct rmawin_wire_d
 			return ret;
 	} else if (le32_to_cpu(d->nmrs) != r->nmrs || le64_to_cpu(d->length) != r->length ||
 		   le64_to_cpu(d->chunk) != r->chunk || le32_to_cpu(d->page_off) != r->page_off ||
-		   le32_to_cpu(d->disp_unit) != r->disp_unit || d->status) {
+		   le32_to_cpu(d->disp_unit) != r->disp_unit || d->status ||
+		   !!d->flags != r->has_inbox || le64_to_cpu(d->inbox) != r->inbox ||
+		   le32_to_cpu(d->inbox_rkey) != r->inbox_rkey) {
 		return -EPROTO;
 	}
 	/* fragments come in order, each region once */
@@ -248,6 +258,8 @@ int rmawin_win_desc_recv(struct rmawin_peer *peer, u32 win_id, const void *p, u1
 /* Fill @d with the window's shape, or only @status if its creation failed. */
 static u32 rmawin_desc_fill(struct rmawin_win *win, struct rmawin_wire_desc *d, int status)
 {
+	struct ib_mr *inbox = win->ep->group->inbox.mr;
+
 	memset(d, 0, sizeof(*d));
 	if (status) {
 		d->status = cpu_to_le32(status);
@@ -258,6 +270,11 @@ static u32 rmawin_desc_fill(struct rmawin_win *win, struct rmawin_wire_desc *d, 
 	d->disp_unit = cpu_to_le32(win->disp_unit);
 	d->page_off = cpu_to_le32(rmawin_win_block_off(win));
 	d->nmrs = cpu_to_le32(win->nchunks);
+	if (inbox) {
+		d->flags = cpu_to_le32(RMAWIN_WIRE_DESC_INBOX);
+		d->inbox_rkey = cpu_to_le32(inbox->rkey);
+		d->inbox = cpu_to_le64(inbox->iova);
+	}
 	return win->nchunks;
 }
 
@@ -364,6 +381,9 @@ int rmawin_win_exchange_descs(struct rmawin_win *win, int status)
 
 	lockdep_assert_held(&win->ep->lock);
 	lockdep_assert_held(&win->ep->coll);
+	/* the descriptor tells of the inbox: it exists from the first window on */
+	if (!status)
+		status = rmawin_inbox_setup(grp);
 	win->tbl = rmawin_table_get(grp, win->id);
 	ret = win->tbl ? rmawin_win_send_desc(win, status) : -ENOMEM;
 	ret = status ?: ret;

@@ -192,6 +192,7 @@ void rmawin_group_destroy(struct rmawin_group *grp)
 	rmawin_rcache_destroy(&grp->rcache);
 	rmawin_tables_free(grp);
 	rmawin_bounce_free(grp);
+	rmawin_inbox_free(grp);
 	for (i = 0; i < grp->nranks; i++)
 		rmawin_ctrl_free(&grp->peers[i]);
 	if (grp->scq)

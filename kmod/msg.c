@@ -90,6 +90,8 @@ static const struct rmawin_msg_def rmawin_msg_defs[RMAWIN_MSG_LAST] = {
 		.max_len = sizeof(struct rmawin_wire_acc) + RMAWIN_ACC_FRAG,
 		.softirq = true,
 	},
+	[RMAWIN_MSG_ACC_BULK] = RMAWIN_MSG_FIXED_SOFTIRQ(rmawin_acc_bulk_recv,
+							 struct rmawin_wire_acc),
 };
 
 /* A message waiting for a send buffer. */

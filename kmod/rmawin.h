@@ -271,6 +271,47 @@ void rmawin_ep_wake(struct rmawin_ep *ep, struct rmawin_win *win);
 #define RMAWIN_SELF_DEPTH	16
 /* accumulate-family operations up to this many bytes keep their data in the request */
 #define RMAWIN_ACC_INLINE	16
+/*
+ * Plain accumulates of at least RMAWIN_BULK_MIN bytes go through the
+ * target's inbox (bulk.c), RMAWIN_BULK_CHUNK bytes at a time, in groups of
+ * at most RMAWIN_BULK_MAX_RANKS ranks (the inbox has a chunk per rank).
+ */
+#define RMAWIN_BULK_MIN		2048
+#define RMAWIN_BULK_MAX_RANKS	128
+
+/**
+ * struct rmawin_inbox - where the peers' large accumulates land (bulk.c)
+ * @pages: the pages, a chunk (RMAWIN_BULK_CHUNK bytes) per rank, charged
+ *	to the process
+ * @npages: how many
+ * @va: them, mapped contiguously for the kernel
+ * @sgt: them, DMA-mapped
+ * @mr: their region, registered for remote writes; NULL: no inbox
+ */
+struct rmawin_inbox {
+	struct page **pages;
+	u32 npages;
+	void *va;
+	struct sg_table sgt;
+	struct ib_mr *mr;
+};
+
+/**
+ * struct rmawin_bulk - our chunk in flight to one peer's inbox (bulk.c)
+ * @cqe: the completion of its RDMA WRITE, or of the RDMA READ of the
+ *	previous values
+ * @slot: the bounce buffer written from or read into
+ * @read: the work request is the READ
+ * @busy: the work request is not complete yet
+ * @answering: its ACC_BULK message is not answered yet
+ */
+struct rmawin_bulk {
+	struct ib_cqe cqe;
+	int slot;
+	bool read;
+	bool busy;
+	bool answering;
+};
 
 /**
  * struct rmawin_nic_last - the word a queue pair's last device atomic
@@ -333,6 +374,10 @@ struct rmawin_remote_mr {
  * @done: the whole descriptor arrived (or the peer's creation failed:
  *	then @disp_unit is 0); nothing more is accepted for it
  * @mrs: @nmrs regions
+ * @inbox: where the owner's inbox starts, as its device knows it, if
+ *	@inbox_rkey is valid (@has_inbox)
+ * @inbox_rkey: its remote key
+ * @has_inbox: the owner has an inbox: large accumulates may use it
  */
 struct rmawin_remote {
 	u64 length;
@@ -343,6 +388,9 @@ struct rmawin_remote {
 	u32 got;
 	bool done;
 	struct rmawin_remote_mr *mrs;
+	u64 inbox;
+	u32 inbox_rkey;
+	bool has_inbox;
 };
 
 /**
@@ -482,6 +530,8 @@ struct rmawin_win {
  * @acc.next: offset of the first fragment not answered yet (the target
  *	answers in order), under the group's acc_reqs lock
  * @acc.nic: through the device's atomics (atomic.c), not the target's CPU
+ * @acc.bulk: through the target's inbox (bulk.c): its fragments are
+ *	chunks of RMAWIN_BULK_CHUNK bytes, each answered
  * @acc.slot: atomics: the bounce buffer the previous values land in (each
  *	lane's 8 bytes at its index), or -1
  * @acc.one: atomics: the lane of an operation on one word, and of one whose
@@ -558,6 +608,7 @@ struct rmawin_req {
 			u64 sent;
 			u64 next;
 			bool nic;
+			bool bulk;
 			int slot;
 			struct rmawin_atomic_lane one;
 			struct rmawin_atomic_lane *lanes;
@@ -649,6 +700,7 @@ struct rmawin_ctrl_buf {
  * @nic_last: the word our last device atomic on @qp left (atomic.c)
  * @nic_guess: the words our last compare-and-swap loop of several words
  *	on @qp left (atomic.c)
+ * @bulk: our chunk in flight to the peer's inbox (bulk.c)
  */
 struct rmawin_peer {
 	struct rmawin_group *grp;
@@ -681,6 +733,7 @@ struct rmawin_peer {
 	bool nic_serial;
 	struct rmawin_nic_last nic_last;
 	struct rmawin_nic_guess nic_guess;
+	struct rmawin_bulk bulk;
 };
 
 /**
@@ -792,6 +845,8 @@ struct rmawin_rcache {
  * @self_serial: rmawin_peer.nic_serial for @self_qp
  * @self_last: rmawin_peer.nic_last for @self_qp
  * @self_guess: rmawin_peer.nic_guess for @self_qp
+ * @inbox: where the peers' large accumulates land, made with the first
+ *	window
  */
 struct rmawin_group {
 	struct rmawin_ep *ep;
@@ -830,6 +885,7 @@ struct rmawin_group {
 	bool self_serial;
 	struct rmawin_nic_last self_last;
 	struct rmawin_nic_guess self_guess;
+	struct rmawin_inbox inbox;
 };
 
 /**
@@ -1025,6 +1081,14 @@ struct rmawin_win *rmawin_win_lookup(struct rmawin_ep *ep, u32 id);
 int rmawin_win_mmap(struct rmawin_ep *ep, struct vm_area_struct *vma);
 void rmawin_wins_destroy_all(struct rmawin_ep *ep);
 void rmawin_tables_free(struct rmawin_group *grp);
+u32 rmawin_chunk_pages(struct rmawin_ep *ep);
+u32 rmawin_mr_entries(struct rmawin_ep *ep);
+int rmawin_reg_mrs(struct rmawin_group *grp, struct ib_mr **mrs, u32 n, int access);
+
+/* bulk.c */
+int rmawin_inbox_setup(struct rmawin_group *grp);
+void rmawin_inbox_free(struct rmawin_group *grp);
+int rmawin_acc_bulk_recv(struct rmawin_peer *peer, u32 id, const void *p, u16 len);
 
 /* ops.c */
 int rmawin_ioctl_rma(struct rmawin_ep *ep, void *arg);

@@ -29,7 +29,7 @@ MODULE_PARM_DESC(max_windows, "Windows one endpoint may have at once");
 /* Largest page size a window is registered with: a transparent huge page. */
 #define RMAWIN_MAX_BLOCK_SHIFT	PMD_SHIFT
 
-static u32 rmawin_chunk_pages(struct rmawin_ep *ep)
+u32 rmawin_chunk_pages(struct rmawin_ep *ep)
 {
 	/* a device that reports 0 still maps one page per region */
 	return clamp_t(u32, ep->dev->ibdev->attrs.max_fast_reg_page_list_len, 1, 512);
@@ -45,7 +45,7 @@ static u32 rmawin_chunk_pages(struct rmawin_ep *ep)
  * other device needs it, and a hardware device may refuse more entries
  * than its page-list length.
  */
-static u32 rmawin_mr_entries(struct rmawin_ep *ep)
+u32 rmawin_mr_entries(struct rmawin_ep *ep)
 {
 	u32 n = rmawin_chunk_pages(ep);
 
@@ -176,10 +176,19 @@ static struct rmawin_peer *rmawin_reg_peer(struct rmawin_group *grp)
 	return NULL;
 }
 
-/* Post IB_WR_REG_MR for chunks [first, first + n), the last signaled. */
-static int rmawin_reg_batch(struct rmawin_win *win, u32 first, u32 n)
+/**
+ * rmawin_reg_mrs() - fast-register memory regions, and wait for it
+ * @grp: the group, with a connected peer: its queue pair posts them
+ * @mrs: the regions, mapped (ib_map_mr_sg())
+ * @n: how many, at most RMAWIN_REG_BATCH
+ * @access: IB_ACCESS_* they grant
+ *
+ * Context: process context; sleeps.
+ * Return: 0, -ECONNRESET with no peer connected, the post's error, -EIO.
+ */
+int rmawin_reg_mrs(struct rmawin_group *grp, struct ib_mr **mrs, u32 n, int access)
 {
-	struct rmawin_peer *peer = rmawin_reg_peer(win->ep->group);
+	struct rmawin_peer *peer = rmawin_reg_peer(grp);
 	struct ib_reg_wr wrs[RMAWIN_REG_BATCH];
 	struct rmawin_reg_wait w;
 	u32 i;
@@ -187,6 +196,8 @@ static int rmawin_reg_batch(struct rmawin_win *win, u32 first, u32 n)
 
 	if (!peer)
 		return -ECONNRESET;
+	if (!n || n > RMAWIN_REG_BATCH)
+		return -EINVAL;
 	memset(wrs, 0, sizeof(wrs));
 	w.cqe.done = rmawin_reg_done;
 	init_completion(&w.done);
@@ -197,10 +208,9 @@ static int rmawin_reg_batch(struct rmawin_win *win, u32 first, u32 n)
 		wr->wr.wr_cqe = &w.cqe;
 		wr->wr.next = i + 1 < n ? &wrs[i + 1].wr : NULL;
 		wr->wr.send_flags = i + 1 < n ? 0 : IB_SEND_SIGNALED;
-		wr->mr = win->chunks[first + i].mr;
+		wr->mr = mrs[i];
 		wr->key = wr->mr->rkey;
-		wr->access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ |
-			     IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_ATOMIC;
+		wr->access = access;
 	}
 	ret = rmawin_post_send(peer->qp, &wrs[0].wr, false);
 	if (ret)
@@ -208,6 +218,19 @@ static int rmawin_reg_batch(struct rmawin_win *win, u32 first, u32 n)
 	/* the device completes it or the QP's teardown flushes it: no timeout */
 	wait_for_completion(&w.done);
 	return w.status;
+}
+
+/* Register chunks [first, first + n) of the window. */
+static int rmawin_reg_batch(struct rmawin_win *win, u32 first, u32 n)
+{
+	struct ib_mr *mrs[RMAWIN_REG_BATCH];
+	u32 i;
+
+	for (i = 0; i < n; i++)
+		mrs[i] = win->chunks[first + i].mr;
+	return rmawin_reg_mrs(win->ep->group, mrs, n,
+			      IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ |
+			      IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_ATOMIC);
 }
 
 static void rmawin_win_unregister(struct rmawin_win *win)

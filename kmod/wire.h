@@ -142,7 +142,7 @@ struct rmawin_wire_group_addr {
 
 /* ---- Control messages ------------------------------------------------- */
 
-#define RMAWIN_WIRE_VERSION	5
+#define RMAWIN_WIRE_VERSION	6
 /* Bytes per control message buffer, header included. */
 #define RMAWIN_CTRL_SIZE	512
 
@@ -162,6 +162,10 @@ struct rmawin_wire_group_addr {
  * @RMAWIN_MSG_NOTIFY: a notified put's data has landed (@arg: 0)
  * @RMAWIN_MSG_WELCOME: the responder took the initiator's proof; the
  *	responder's first message, the only one the initiator accepts before it
+ * @RMAWIN_MSG_ACC_BULK: a chunk of a plain accumulate (@arg: request id),
+ *	as struct rmawin_wire_acc with no data: the chunk's elements are in
+ *	the sender's slot of the receiver's inbox, written just before on the
+ *	same queue pair; answered as an RMAWIN_MSG_ACC is
  * @RMAWIN_MSG_ACC_QUIET: a fragment of an accumulate that is not answered
  *	on its own (@arg: request id), as struct rmawin_wire_acc: the reply
  *	to the request's next fragment sent as RMAWIN_MSG_ACC answers it too.
@@ -182,6 +186,7 @@ enum rmawin_msg_type {
 	RMAWIN_MSG_NOTIFY,
 	RMAWIN_MSG_WELCOME,
 	RMAWIN_MSG_ACC_QUIET,
+	RMAWIN_MSG_ACC_BULK,
 	RMAWIN_MSG_LAST,
 };
 
@@ -232,7 +237,15 @@ struct rmawin_wire_mr {
  * @count: regions in this fragment
  * @status: 0, or the negative errno of a creation that failed at the
  *	owner (then @nmrs and @count are 0)
+ * @flags: RMAWIN_WIRE_DESC_INBOX or 0 (and 0 with a @status)
+ * @inbox_rkey: with RMAWIN_WIRE_DESC_INBOX, the remote key of the owner's
+ *	inbox (bulk.c), else 0
+ * @inbox: with RMAWIN_WIRE_DESC_INBOX, where the inbox starts, as the
+ *	owner's device knows it (rank r's chunk RMAWIN_BULK_CHUNK * r bytes
+ *	on), else 0
  * @mr: @count regions
+ *
+ * Every fragment repeats the first's fields but @first, @count and @mr.
  */
 struct rmawin_wire_desc {
 	__le64 length;
@@ -243,8 +256,14 @@ struct rmawin_wire_desc {
 	__le32 first;
 	__le32 count;
 	__le32 status;
+	__le32 flags;
+	__le32 inbox_rkey;
+	__le64 inbox;
 	struct rmawin_wire_mr mr[];
 };
+
+/* rmawin_wire_desc.flags: the owner has an inbox for large accumulates */
+#define RMAWIN_WIRE_DESC_INBOX	0x1
 
 #define RMAWIN_DESC_PER_MSG \
 	((RMAWIN_MSG_MAX_PAYLOAD - sizeof(struct rmawin_wire_desc)) / \
@@ -252,6 +271,8 @@ struct rmawin_wire_desc {
 
 /* Data bytes per accumulate fragment: whole elements of any type. */
 #define RMAWIN_ACC_FRAG		448
+/* Bytes of one rank's chunk of an inbox (bulk.c): whole pages */
+#define RMAWIN_BULK_CHUNK	8192
 
 /**
  * struct rmawin_wire_acc - RMAWIN_MSG_ACC, one fragment
@@ -333,7 +354,7 @@ static_assert(sizeof(struct rmawin_wire_group_addr) == 24, "rmawin_wire_group_ad
 static_assert(sizeof(struct rmawin_wire_hdr) == 8, "rmawin_wire_hdr");
 static_assert(sizeof(struct rmawin_wire_auth) == 32, "rmawin_wire_auth");
 static_assert(sizeof(struct rmawin_wire_mr) == 16, "rmawin_wire_mr");
-static_assert(sizeof(struct rmawin_wire_desc) == 40, "rmawin_wire_desc");
+static_assert(sizeof(struct rmawin_wire_desc) == 56, "rmawin_wire_desc");
 static_assert(sizeof(struct rmawin_wire_acc) == 24, "rmawin_wire_acc");
 static_assert(sizeof(struct rmawin_wire_acc_reply) == 16, "rmawin_wire_acc_reply");
 static_assert(sizeof(struct rmawin_wire_lock) == 8, "rmawin_wire_lock");

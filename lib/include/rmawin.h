@@ -253,7 +253,8 @@ const char *rmawin_strerror(int err);
  * on the aligned 8-byte words they lie in; their target offset must be a
  * multiple of their size (else -EINVAL).  One device atomic per 8 bytes:
  * good for counters and flags, slow for arrays, which the target's kernel
- * takes 448 bytes a message.  The same on every rank.
+ * takes 448 bytes a message (8 KiB a write into its inbox from 2 KiB on).
+ * The same on every rank.
  */
 #define RMAWIN_WIN_NIC_SMALL_INTS	0x4U
 

@@ -8,6 +8,7 @@
  * completion's softirq context (the module's ctrl_msgs_softirq counter),
  * not in the receive work (Documentation/design.rst).
  */
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/mman.h>
 #include <rmawin.h>
@@ -116,9 +117,11 @@ TEST_F(path, accumulate_double_sum_all_to_all)
 
 /* ---- a large accumulate: answered in runs of fragments ---- */
 
-#define BIG_N		8192	/* int64s: 64 KiB, the target's kernel's 147 fragments */
+#define BIG_N		8229	/* int64s: 147 fragments, 9 chunks (the last one short) */
 #define FRAG_BYTES	448	/* kmod's RMAWIN_ACC_FRAG */
 #define ANSWER_EVERY	16	/* kmod's RMAWIN_ACC_ANSWER_EVERY */
+#define CHUNK_BYTES	8192	/* kmod's RMAWIN_BULK_CHUNK */
+#define BULK_MIN	"/sys/module/rmawin/parameters/acc_bulk_min"
 
 struct big_acc {
 	long msgs[2];		/* rank 0's control messages in each phase */
@@ -162,54 +165,72 @@ static int big_acc_rank(struct rmawin_ep *ep, void *arg)
 {
 	int me = rmawin_rank(ep), n = rmawin_nranks(ep), i, r;
 	int64_t *mem = calloc(BIG_N, 8), *mine = calloc(BIG_N, 8), *old = calloc(BIG_N, 8);
+	int64_t *got = calloc(BIG_N, 8);
 	struct big_acc *sh = arg;
 	struct rmawin_win *win;
 	int64_t want;
 
-	if (!mem || !mine || !old)
+	if (!mem || !mine || !old || !got)
 		return 1;
 	for (i = 0; i < BIG_N; i++)
 		mine[i] = big_value(me, i);
 	RMAWIN_TEST_TRY(2, rmawin_win_create(ep, mem, me ? 0 : BIG_N * 8, 8, 0, &win));
 	RMAWIN_TEST_TRY(3, big_phase(ep, win, mine, 1, &sh->msgs[0]));
 	RMAWIN_TEST_TRY(4, big_phase(ep, win, mine, BIG_N, &sh->msgs[1]));
-	/* the fetching path still answers fragment by fragment */
+	/* get_accumulate: NO_OP reads it all, SUM adds this rank's again */
 	if (me == n - 1) {
 		RMAWIN_TEST_TRY(5, rmawin_lock(win, RMAWIN_LOCK_SHARED, 0));
 		RMAWIN_TEST_TRY(6, rmawin_get_accumulate(win, NULL, old, BIG_N, RMAWIN_INT64, 0, 0,
 							 RMAWIN_NO_OP));
-		RMAWIN_TEST_TRY(7, rmawin_unlock(win, 0));
+		RMAWIN_TEST_TRY(7, rmawin_flush(win, 0));
+		RMAWIN_TEST_TRY(8, rmawin_get_accumulate(win, mine, got, BIG_N, RMAWIN_INT64, 0, 0,
+							 RMAWIN_SUM));
+		RMAWIN_TEST_TRY(9, rmawin_unlock(win, 0));
 	}
-	RMAWIN_TEST_TRY(8, rmawin_barrier(ep));
+	RMAWIN_TEST_TRY(10, rmawin_barrier(ep));
 	for (i = 0; i < BIG_N; i++) {
 		for (want = 0, r = 1; r < n; r++)
 			want += big_value(r, i) * (i ? 1 : 2);
-		if ((me == 0 && mem[i] != want) || (me == n - 1 && old[i] != want)) {
-			RMAWIN_TEST_MSG("rank %d: element %d %lld, want %lld", me, i,
-					(long long)(me ? old[i] : mem[i]), (long long)want);
-			return 9;
+		/* rank n - 1 read @want twice; rank 0 holds its values once more */
+		if ((me == 0 && mem[i] != want + big_value(n - 1, i)) ||
+		    (me == n - 1 && (old[i] != want || got[i] != want))) {
+			RMAWIN_TEST_MSG("rank %d: element %d %lld %lld, want %lld", me, i,
+					(long long)(me ? old[i] : mem[i]),
+					(long long)(me ? got[i] : 0), (long long)want);
+			return 11;
 		}
 	}
-	RMAWIN_TEST_TRY(10, rmawin_win_free(win));
+	RMAWIN_TEST_TRY(12, rmawin_win_free(win));
 	free(mem);
 	free(mine);
 	free(old);
+	free(got);
 	return 0;
 }
 
-static void big_acc_case(struct __test_metadata *_metadata, int n)
+/*
+ * @bulk: through the target's inbox (the module's default for 2 KiB and
+ * more), else with the inbox turned off (acc_bulk_min 0): fragments.
+ */
+static void big_acc_case(struct __test_metadata *_metadata, int n, bool bulk)
 {
 	struct big_acc *sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
 				  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	int frags = (BIG_N * 8 + FRAG_BYTES - 1) / FRAG_BYTES;
-	long replies = (frags + ANSWER_EVERY - 1) / ANSWER_EVERY;
+	long replies = bulk ? (BIG_N * 8 + CHUNK_BYTES - 1) / CHUNK_BYTES :
+			      (frags + ANSWER_EVERY - 1) / ANSWER_EVERY;
+	long was = rmawin_test_read_long(BULK_MIN);
 
 	ASSERT_NE(MAP_FAILED, sh);
-	ASSERT_EQ(n, rmawin_test_run_eps(_metadata, n, big_acc_rank, sh, 60));
+	ASSERT_LT(0, was) TH_LOG("no module parameter acc_bulk_min, or it is 0");
+	ASSERT_EQ(0, rmawin_test_write_long(BULK_MIN, bulk ? was : 0));
+	EXPECT_EQ(n, rmawin_test_run_eps(_metadata, n, big_acc_rank, sh, 60));
+	ASSERT_EQ(0, rmawin_test_write_long(BULK_MIN, was));
 	ASSERT_LE(0, sh->msgs[0]) TH_LOG("no counter ctrl_msgs");
 	/*
 	 * The phases differ by one accumulate from each other rank: one
-	 * fragment (answered) against 147 (answered in runs of 16: 10
+	 * fragment (answered) against 65 832 bytes: 9 chunks through the
+	 * inbox, each answered, or 147 fragments answered in runs of 16 (10
 	 * replies, not 147).  The data is checked by the ranks.
 	 */
 	EXPECT_EQ((n - 1) * (replies - 1), sh->msgs[1] - sh->msgs[0])
@@ -218,8 +239,10 @@ static void big_acc_case(struct __test_metadata *_metadata, int n)
 	munmap(sh, sizeof(*sh));
 }
 
-TEST_F(path, large_accumulate_answered_in_runs_2_ranks) { big_acc_case(_metadata, 2); }
-TEST_F(path, large_accumulate_answered_in_runs_4_ranks) { big_acc_case(_metadata, 4); }
+TEST_F(path, large_accumulate_through_the_inbox_2_ranks) { big_acc_case(_metadata, 2, true); }
+TEST_F(path, large_accumulate_through_the_inbox_4_ranks) { big_acc_case(_metadata, 4, true); }
+TEST_F(path, large_accumulate_answered_in_runs_2_ranks) { big_acc_case(_metadata, 2, false); }
+TEST_F(path, large_accumulate_answered_in_runs_4_ranks) { big_acc_case(_metadata, 4, false); }
 
 /* get_accumulate REPLACE as a swap; NO_OP as an atomic read; CAS. */
 static int fetch_ops_rank(struct rmawin_ep *ep, void *arg)

@@ -29,30 +29,6 @@ RMAWIN_TEST_PATHS(path);
 #define MIB	(1024 * KIB)
 #define PARAM	"/sys/module/rmawin/parameters/"
 
-static long read_long(const char *path)
-{
-	long v = -1;
-	FILE *f = fopen(path, "r");
-
-	if (f) {
-		if (fscanf(f, "%ld", &v) != 1)
-			v = -1;
-		fclose(f);
-	}
-	return v;
-}
-
-static int write_long(const char *path, long v)
-{
-	FILE *f = fopen(path, "w");
-	int ret;
-
-	if (!f)
-		return -1;
-	ret = fprintf(f, "%ld\n", v) < 0;
-	return fclose(f) || ret ? -1 : 0;
-}
-
 /* Drop to nobody with RLIMIT_MEMLOCK at @limit: no CAP_IPC_LOCK any more. */
 static int become_nobody(unsigned long limit)
 {
@@ -225,11 +201,11 @@ TEST_F(path, shared_fd_other_process_eperm)
 
 TEST(max_endpoints_per_process_emfile)
 {
-	long saved = read_long(PARAM "max_endpoints");
+	long saved = rmawin_test_read_long(PARAM "max_endpoints");
 	int fd[3], i;
 
 	ASSERT_LT(0, saved);
-	ASSERT_EQ(0, write_long(PARAM "max_endpoints", 2));
+	ASSERT_EQ(0, rmawin_test_write_long(PARAM "max_endpoints", 2));
 	for (i = 0; i < 2; i++) {
 		fd[i] = open(RMAWIN_DEV_PATH, O_RDWR);
 		EXPECT_LE(0, fd[i]);
@@ -240,19 +216,19 @@ TEST(max_endpoints_per_process_emfile)
 	EXPECT_LE(0, fd[2]);
 	close(fd[1]);
 	close(fd[2]);
-	ASSERT_EQ(0, write_long(PARAM "max_endpoints", saved));
+	ASSERT_EQ(0, rmawin_test_write_long(PARAM "max_endpoints", saved));
 	EXPECT_EQ(0, rmawin_stat("endpoints"));
 }
 
 TEST_F(path, max_windows_per_endpoint_emfile)
 {
-	long saved = read_long(PARAM "max_windows");
+	long saved = rmawin_test_read_long(PARAM "max_windows");
 	static char mem[3][4096];
 	struct rmawin_win *win[3];
 	struct rmawin_ep *ep;
 
 	ASSERT_LT(0, saved);
-	ASSERT_EQ(0, write_long(PARAM "max_windows", 2));
+	ASSERT_EQ(0, rmawin_test_write_long(PARAM "max_windows", 2));
 	ASSERT_EQ(0, rmawin_test_open(0, 1, rmawin_test_ports(1), &ep));
 	EXPECT_EQ(0, rmawin_win_create(ep, mem[0], 4096, 1, 0, &win[0]));
 	EXPECT_EQ(0, rmawin_win_create(ep, mem[1], 4096, 1, 0, &win[1]));
@@ -260,20 +236,20 @@ TEST_F(path, max_windows_per_endpoint_emfile)
 	EXPECT_EQ(0, rmawin_win_free(win[0]));
 	EXPECT_EQ(0, rmawin_win_create(ep, mem[2], 4096, 1, 0, &win[2]));
 	EXPECT_EQ(0, rmawin_ep_close(ep));
-	ASSERT_EQ(0, write_long(PARAM "max_windows", saved));
+	ASSERT_EQ(0, rmawin_test_write_long(PARAM "max_windows", saved));
 	rmawin_test_expect_no_leaks(_metadata);
 }
 
 TEST(max_ranks_per_group_einval)
 {
-	long saved = read_long(PARAM "max_ranks");
+	long saved = rmawin_test_read_long(PARAM "max_ranks");
 	struct rmawin_addr addrs[5];
 	struct rmawin_group_join j = { .size = sizeof(j) };
 	__u8 key[16] = { 1 };
 	int fd, i, port = rmawin_test_ports(5);
 
 	ASSERT_LT(0, saved);
-	ASSERT_EQ(0, write_long(PARAM "max_ranks", 4));
+	ASSERT_EQ(0, rmawin_test_write_long(PARAM "max_ranks", 4));
 	memset(addrs, 0, sizeof(addrs));
 	for (i = 0; i < 5; i++) {
 		addrs[i].family = AF_INET;
@@ -288,7 +264,7 @@ TEST(max_ranks_per_group_einval)
 	ASSERT_LE(0, fd);
 	EXPECT_ERRNO(EINVAL, ioctl(fd, RMAWIN_IOC_GROUP_JOIN, &j));
 	close(fd);
-	ASSERT_EQ(0, write_long(PARAM "max_ranks", saved));
+	ASSERT_EQ(0, rmawin_test_write_long(PARAM "max_ranks", saved));
 	EXPECT_EQ(0, rmawin_stat("groups"));
 }
 
@@ -319,10 +295,10 @@ static int memcg_rank(int rank, int n, void *arg)
 		return 1;
 	if (rmawin_test_open(0, 1, m->port, &ep))
 		return 2;
-	before = read_long(CG "/memory.current");
+	before = rmawin_test_read_long(CG "/memory.current");
 	if (rmawin_win_allocate(ep, 16 * MIB, 1, 0, &base, &win))
 		return 3;
-	after = read_long(CG "/memory.current");
+	after = rmawin_test_read_long(CG "/memory.current");
 	m->delta = after - before;
 	return rmawin_win_free(win) || rmawin_ep_close(ep) ? 4 : 0;
 }

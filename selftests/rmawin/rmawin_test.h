@@ -88,6 +88,32 @@ static inline __u64 rmawin_test_features(void)
 	return ret ? 0 : q.features;
 }
 
+/* The number in file @path (a module parameter, a cgroup's counter), or -1. */
+static inline long rmawin_test_read_long(const char *path)
+{
+	long v = -1;
+	FILE *f = fopen(path, "r");
+
+	if (f) {
+		if (fscanf(f, "%ld", &v) != 1)
+			v = -1;
+		fclose(f);
+	}
+	return v;
+}
+
+/* Write @v to file @path.  Return: 0 or -1. */
+static inline int rmawin_test_write_long(const char *path, long v)
+{
+	FILE *f = fopen(path, "w");
+	int ret;
+
+	if (!f)
+		return -1;
+	ret = fprintf(f, "%ld\n", v) < 0;
+	return fclose(f) || ret ? -1 : 0;
+}
+
 /* The module's root-only test hooks, in debugfs: recv_delay_ms, teardown_delay_ms. */
 #define RMAWIN_HOOK_DIR		"/sys/kernel/debug/rmawin/"
 

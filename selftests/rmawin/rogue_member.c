@@ -118,6 +118,9 @@ static void put_le32(uint8_t *p, uint32_t v)
 }
 
 /* One invalid message of each kind: built on top of the valid ones. */
+/* A window descriptor's payload with no regions */
+#define DESC_LEN	sizeof(struct rmawin_wire_desc)
+
 struct bad_msg {
 	const char *name;
 	uint8_t type;
@@ -144,6 +147,24 @@ static void fill_desc_dup(uint8_t *p)
 
 	d->chunk = htole64(4096);
 	d->disp_unit = htole32(1);	/* window 0 again: it is complete already */
+}
+
+static void fill_desc_flags(uint8_t *p)
+{
+	struct rmawin_wire_desc *d = (void *)p;
+
+	d->chunk = htole64(4096);
+	d->disp_unit = htole32(1);
+	d->flags = htole32(2);		/* no such flag */
+}
+
+static void fill_desc_inbox(uint8_t *p)
+{
+	struct rmawin_wire_desc *d = (void *)p;
+
+	d->chunk = htole64(4096);
+	d->disp_unit = htole32(1);
+	d->inbox_rkey = htole32(0x1234);	/* an inbox key, yet no inbox */
 }
 
 static void fill_desc_status(uint8_t *p)
@@ -234,6 +255,17 @@ static void fill_acc_fetching(uint8_t *p)
 	a->len = htole32(8);
 }
 
+/* Fine as RMAWIN_MSG_ACC; never a chunk: one element */
+static void fill_fetch_op(uint8_t *p)
+{
+	struct rmawin_wire_acc *a = (void *)p;
+
+	a->opcode = RMAWIN_OP_FETCH_OP;
+	a->acc_op = RMAWIN_ACC_SUM;
+	a->datatype = RMAWIN_TYPE_INT64;
+	a->len = htole32(8);
+}
+
 static void fill_acc_epoch(uint8_t *p)
 {
 	struct rmawin_wire_acc *a = (void *)p;
@@ -242,6 +274,25 @@ static void fill_acc_epoch(uint8_t *p)
 	a->datatype = RMAWIN_TYPE_INT64;
 	a->epoch = RMAWIN_WIRE_EPOCH_SHARED;	/* its status must go back */
 	a->len = htole32(8);
+}
+
+/* A chunk as an honest origin sends it (but the test's length) */
+static void fill_bulk(uint8_t *p)
+{
+	struct rmawin_wire_acc *a = (void *)p;
+
+	a->opcode = RMAWIN_OP_ACC;
+	a->acc_op = RMAWIN_ACC_SUM;
+	a->datatype = RMAWIN_TYPE_INT64;
+	a->len = htole32(8);
+}
+
+static void fill_bulk_long(uint8_t *p)
+{
+	struct rmawin_wire_acc *a = (void *)p;
+
+	fill_bulk(p);
+	a->len = htole32(RMAWIN_BULK_CHUNK + 8);	/* more than the inbox holds for us */
 }
 
 static void fill_reply(uint8_t *p)
@@ -290,10 +341,13 @@ static const struct bad_msg bad_msgs[] = {
 	{ "barrier: with a payload", RMAWIN_MSG_BARRIER, 0, 8 },
 	{ "desc: truncated", RMAWIN_MSG_WIN_DESC, 1, 16 },
 	{ "desc: oversized", RMAWIN_MSG_WIN_DESC, 1, RMAWIN_CTRL_SIZE - 8 },
-	{ "desc: nmrs against length", RMAWIN_MSG_WIN_DESC, 1, 40, 0, 0, fill_desc_nmrs },
-	{ "desc: window 0 twice", RMAWIN_MSG_WIN_DESC, 0, 40, 0, 0, fill_desc_dup },
-	{ "desc: window far ahead", RMAWIN_MSG_WIN_DESC, 1000, 40, 0, 0, fill_desc_dup },
-	{ "desc: positive status", RMAWIN_MSG_WIN_DESC, 1, 40, 0, 0, fill_desc_status },
+	{ "desc: nmrs against length", RMAWIN_MSG_WIN_DESC, 1, DESC_LEN, 0, 0, fill_desc_nmrs },
+	{ "desc: window 0 twice", RMAWIN_MSG_WIN_DESC, 0, DESC_LEN, 0, 0, fill_desc_dup },
+	{ "desc: window far ahead", RMAWIN_MSG_WIN_DESC, 1000, DESC_LEN, 0, 0, fill_desc_dup },
+	{ "desc: positive status", RMAWIN_MSG_WIN_DESC, 1, DESC_LEN, 0, 0, fill_desc_status },
+	{ "desc: unknown flag", RMAWIN_MSG_WIN_DESC, 1, DESC_LEN, 0, 0, fill_desc_flags },
+	{ "desc: inbox key without the flag", RMAWIN_MSG_WIN_DESC, 1, DESC_LEN, 0, 0,
+	  fill_desc_inbox },
 	{ "acc: truncated", RMAWIN_MSG_ACC, 1, 12 },
 	{ "acc: past the window", RMAWIN_MSG_ACC, 1, 32, 0, 0, fill_acc_range },
 	{ "acc: offset wraps", RMAWIN_MSG_ACC, 1, 32, 0, 0, fill_acc_wrap },
@@ -306,6 +360,11 @@ static const struct bad_msg bad_msgs[] = {
 	{ "acc quiet: a fetching op", RMAWIN_MSG_ACC_QUIET, 1, 32, 0, 0, fill_acc_fetching },
 	{ "acc quiet: an epoch", RMAWIN_MSG_ACC_QUIET, 1, 32, 0, 0, fill_acc_epoch },
 	{ "acc quiet: past the window", RMAWIN_MSG_ACC_QUIET, 1, 32, 0, 0, fill_acc_range },
+	{ "acc bulk: with data after it", RMAWIN_MSG_ACC_BULK, 1, 32, 0, 0, fill_bulk },
+	{ "acc bulk: a fetch_and_op", RMAWIN_MSG_ACC_BULK, 1, 24, 0, 0, fill_fetch_op },
+	{ "acc bulk: an epoch", RMAWIN_MSG_ACC_BULK, 1, 24, 0, 0, fill_acc_epoch },
+	{ "acc bulk: past the window", RMAWIN_MSG_ACC_BULK, 1, 24, 0, 0, fill_acc_range },
+	{ "acc bulk: more than a chunk", RMAWIN_MSG_ACC_BULK, 1, 24, 0, 0, fill_bulk_long },
 	{ "lock: bad type", RMAWIN_MSG_LOCK, 0, 8, 0, 0, fill_lock_type },
 	{ "lock: unknown window", RMAWIN_MSG_LOCK, 9, 8, 0, 0, fill_lock_shared },
 	{ "lock: truncated", RMAWIN_MSG_LOCK, 0, 4 },

@@ -386,7 +386,8 @@ struct rmawin_win_create {
  * guesses first what its last atomic left in that word (one round trip
  * when nobody else changed it).  Their target offset must be a multiple
  * of 8 (else -EINVAL).  Integers of 1, 2 and 4 bytes, FLOAT and DOUBLE
- * stay with the target's kernel (one message per 448 bytes), unless
+ * stay with the target's kernel (one message per 448 bytes, or from 2 KiB
+ * on an RDMA write into its inbox per 8 KiB), unless
  * RMAWIN_WIN_NIC_SMALL_INTS is given too.  They take effect in the order
  * they were issued, as on any window: one that takes several work
  * requests (a loop, several elements) holds back the next to its target
