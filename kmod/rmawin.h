@@ -1117,6 +1117,17 @@ void rmawin_rcache_put(struct rmawin_rcache_ent *e, bool failed);
 u32 rmawin_acc_size(u8 type);
 bool rmawin_acc_valid(u8 op, u8 type);
 void rmawin_acc_apply(u8 op, u8 type, void *t, const void *o, u32 n);
+/*
+ * For the apply functions: @stmt on every element t[i], o[i], i < n (the
+ * caller's), in a loop of its own for each operation, chosen once: the
+ * kernel is built without jump tables (retpolines), so a switch inside the
+ * loop would cost a chain of compares per element.
+ */
+#define RMAWIN_EACH(stmt)						\
+	do {								\
+		for (i = 0; i < n; i++)					\
+			stmt;						\
+	} while (0)
 void rmawin_acc_apply_float(u8 op, u8 type, void *t, const void *o, u32 n);
 void rmawin_acc_fail_peer(struct rmawin_peer *peer);
 void rmawin_acc_fail_all(struct rmawin_group *grp);
