@@ -309,16 +309,10 @@ int rmawin_bulk_issue(struct rmawin_req *req, const struct rmawin_target *t,
 		m->len = cpu_to_le32(n);
 		m->res_off = cpu_to_le32(done);
 		/* before the message: its reply may beat our return */
-		WRITE_ONCE(req->acc.sent, done + n);
-		atomic_inc(&req->pending);
-		atomic_inc(&peer->acc_out);
 		WRITE_ONCE(peer->bulk.answering, true);
-		ret = rmawin_msg_send(peer, RMAWIN_MSG_ACC_BULK, req->acc.id, m, sizeof(*m));
+		ret = rmawin_acc_send_part(req, RMAWIN_MSG_ACC_BULK, m, sizeof(*m), done, n);
 		if (ret) {
 			WRITE_ONCE(peer->bulk.answering, false);
-			atomic_dec(&peer->acc_out);
-			atomic_dec(&req->pending);
-			WRITE_ONCE(req->acc.sent, done);
 			break;
 		}
 		if (!req->acc.result)
