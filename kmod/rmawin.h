@@ -12,6 +12,7 @@
 #define RMAWIN_PRIV_H
 
 #include <linux/bottom_half.h>
+#include <linux/sched/clock.h>
 #include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
@@ -229,9 +230,9 @@ void rmawin_ep_wake(struct rmawin_ep *ep, struct rmawin_win *win);
 		if (__pr || *__pp)					\
 			break;						\
 		if (!__pend)						\
-			__pend = ktime_get_ns() + RMAWIN_WAIT_SPIN_NS;	\
+			__pend = local_clock() + RMAWIN_WAIT_SPIN_NS;	\
 		else if (need_resched() || fatal_signal_pending(current) ||	\
-			 ktime_get_ns() >= __pend)			\
+			 local_clock() >= __pend)			\
 			*__pp = true;					\
 		cpu_relax();						\
 	}								\
