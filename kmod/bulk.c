@@ -337,6 +337,33 @@ void rmawin_bulk_answered(struct rmawin_peer *peer)
 	WRITE_ONCE(peer->bulk.answering, false);
 }
 
+/*
+ * Hand @rank's chunk of our inbox to the CPU (@cpu) or back to the device,
+ * for a device whose DMA is not coherent (a software device's is no DMA).
+ */
+static void rmawin_inbox_sync(struct rmawin_group *grp, u32 rank, bool cpu)
+{
+	u64 start = (u64)rank * RMAWIN_BULK_CHUNK, end = start + RMAWIN_BULK_CHUNK;
+	struct scatterlist *sg;
+	u64 pos = 0, from, to;
+	unsigned int i;
+
+	for_each_sgtable_dma_sg(&grp->inbox.sgt, sg, i) {
+		from = max(start, pos);
+		to = min(end, pos + sg_dma_len(sg));
+		if (from < to && cpu)
+			ib_dma_sync_single_for_cpu(grp->ibdev, sg_dma_address(sg) + (from - pos),
+						   to - from, DMA_BIDIRECTIONAL);
+		else if (from < to)
+			ib_dma_sync_single_for_device(grp->ibdev,
+						      sg_dma_address(sg) + (from - pos),
+						      to - from, DMA_BIDIRECTIONAL);
+		pos += sg_dma_len(sg);
+		if (pos >= end)
+			break;
+	}
+}
+
 /* Is @m a chunk an honest origin could send us?  The window is @win. */
 static bool rmawin_bulk_msg_ok(const struct rmawin_wire_acc *m, const struct rmawin_win *win)
 {
@@ -386,6 +413,8 @@ int rmawin_acc_bulk_recv(struct rmawin_peer *peer, u32 id, const void *p, u16 le
 	xa_lock_bh(&ep->wins);
 	win = xa_load(&ep->wins, le32_to_cpu(m->win));
 	ok = win && rmawin_bulk_msg_ok(m, win);
+	if (ok)
+		rmawin_inbox_sync(grp, peer->rank, true);
 	for (done = 0; ok && done < n; done += k) {
 		k = min_t(u32, n - done, RMAWIN_ACC_FRAG);
 		rmawin_acc_apply_win(win, m->opcode, m->acc_op, m->datatype,
@@ -393,6 +422,8 @@ int rmawin_acc_bulk_recv(struct rmawin_peer *peer, u32 id, const void *p, u16 le
 		if (m->opcode == RMAWIN_OP_GET_ACC)
 			memcpy(data + done, old, k);
 	}
+	if (ok)
+		rmawin_inbox_sync(grp, peer->rank, false);
 	xa_unlock_bh(&ep->wins);
 	if (!ok)
 		return -EPROTO;
