@@ -826,6 +826,9 @@ struct rmawin_rcache {
  * @deadline: jiffies by which the join must be complete
  * @dying: the group is being torn down: refuse and ignore everything;
  *	set under @lock, and no work is queued once it is
+ * @tx_wanted: under @lock: someone waits for a send buffer to come free
+ *	(a sender, or the teardown for the last to complete); a send
+ *	completion wakes the endpoint's sleepers only then
  * @posters: completion, CM and work contexts posting to a queue pair now
  *	(rmawin_post_enter()): the teardown waits for them before it touches
  *	a queue pair, and none starts once @dying is set
@@ -871,6 +874,7 @@ struct rmawin_group {
 	int error;
 	unsigned long deadline;
 	bool dying;
+	bool tx_wanted;
 	atomic_t posters;
 	u32 barrier_seq;
 	atomic_t barrier_rcvd[RMAWIN_BARRIER_ROUNDS];
