@@ -223,13 +223,48 @@ static u32 rmawin_acc_frag(const struct rmawin_req *req)
  */
 static u64 rmawin_acc_answered_at(const struct rmawin_req *req, u64 off)
 {
-	u64 nfrags = DIV_ROUND_UP_ULL(req->len, RMAWIN_ACC_FRAG);
-	u64 k = div_u64(off, RMAWIN_ACC_FRAG);
+	u64 nfrags, k;
 
 	if (req->acc.result || req->acc.bulk)
 		return off;
+	nfrags = DIV_ROUND_UP_ULL(req->len, RMAWIN_ACC_FRAG);
+	k = div_u64(off, RMAWIN_ACC_FRAG);
 	k = min(k - k % RMAWIN_ACC_ANSWER_EVERY + RMAWIN_ACC_ANSWER_EVERY, nfrags) - 1;
 	return k * RMAWIN_ACC_FRAG;
+}
+
+/**
+ * rmawin_acc_send_part() - send one part (fragment or chunk) of a request
+ * @req: the request
+ * @type: RMAWIN_MSG_ACC, _ACC_QUIET or _ACC_BULK
+ * @m: the message, its part's fields filled in
+ * @len: its bytes
+ * @done: where the part starts in the request
+ * @n: the part's bytes of the request
+ *
+ * The request counts the part sent and pending, and its target one more
+ * fragment unanswered, before the message goes (its reply may beat our
+ * return); undone if it could not be sent.
+ *
+ * Context: process context; may sleep for a send buffer.
+ * Return: 0 or the error of rmawin_msg_send().
+ */
+int rmawin_acc_send_part(struct rmawin_req *req, u8 type, struct rmawin_wire_acc *m,
+			 u32 len, u64 done, u32 n)
+{
+	struct rmawin_peer *peer = req->peer;
+	int ret;
+
+	WRITE_ONCE(req->acc.sent, done + n);
+	atomic_inc(&req->pending);
+	atomic_inc(&peer->acc_out);
+	ret = rmawin_msg_send(peer, type, req->acc.id, m, len);
+	if (ret) {
+		atomic_dec(&peer->acc_out);
+		atomic_dec(&req->pending);
+		WRITE_ONCE(req->acc.sent, done);
+	}
+	return ret;
 }
 
 /* Send fragment [@done, @done + @n) of the request; @m is a message buffer. */
@@ -238,7 +273,6 @@ static int rmawin_acc_send_frag(struct rmawin_req *req, const struct rmawin_op_d
 {
 	struct rmawin_peer *peer = req->peer;
 	u32 cas = op->opcode == RMAWIN_OP_CAS;
-	int ret;
 	u8 type;
 
 	if (rmawin_wait_event(req->win->ep, rmawin_acc_room(peer)))
@@ -251,18 +285,8 @@ static int rmawin_acc_send_frag(struct rmawin_req *req, const struct rmawin_op_d
 	memcpy(m->data, req->acc.data + done, n);
 	if (cas)
 		memcpy(m->data + n, req->acc.data + op->len, n);
-	/* before the message: its reply may beat our return */
-	WRITE_ONCE(req->acc.sent, done + n);
-	atomic_inc(&req->pending);
-	atomic_inc(&peer->acc_out);
 	type = rmawin_acc_answered_at(req, done) == done ? RMAWIN_MSG_ACC : RMAWIN_MSG_ACC_QUIET;
-	ret = rmawin_msg_send(peer, type, req->acc.id, m, sizeof(*m) + n * (1 + cas));
-	if (ret) {
-		atomic_dec(&peer->acc_out);
-		atomic_dec(&req->pending);
-		WRITE_ONCE(req->acc.sent, done);
-	}
-	return ret;
+	return rmawin_acc_send_part(req, type, m, sizeof(*m) + n * (1 + cas), done, n);
 }
 
 /*
@@ -509,7 +533,7 @@ int rmawin_acc_reply_recv(struct rmawin_peer *peer, u32 id, const void *p, u16 l
 	nfrags = (res_off - req->acc.next) / RMAWIN_ACC_FRAG + 1;
 	req->acc.next = res_off + min_t(u64, req->len - res_off, rmawin_acc_frag(req));
 	if (req->acc.bulk)
-		rmawin_bulk_answered(peer);
+		rmawin_bulk_answered(peer, res_off);
 	atomic_sub(nfrags, &peer->acc_out);
 	if (atomic_sub_and_test(nfrags, &req->pending))
 		rmawin_req_finish(req);

@@ -10,47 +10,45 @@
 
 #include "rmawin.h"
 
-/* The loop every type shares: op, t, o, n and i are the caller's. */
+/* The loops every type shares: op, t, o, n and i are the caller's (RMAWIN_EACH). */
 #define RMAWIN_INT_LOOP							\
 	do {								\
-		for (i = 0; i < n; i++) {				\
-			switch (op) {					\
-			case RMAWIN_ACC_SUM:				\
-				t[i] += o[i];				\
-				break;					\
-			case RMAWIN_ACC_PROD:				\
-				t[i] *= o[i];				\
-				break;					\
-			case RMAWIN_ACC_MIN:				\
-				t[i] = o[i] < t[i] ? o[i] : t[i];	\
-				break;					\
-			case RMAWIN_ACC_MAX:				\
-				t[i] = o[i] > t[i] ? o[i] : t[i];	\
-				break;					\
-			case RMAWIN_ACC_BAND:				\
-				t[i] &= o[i];				\
-				break;					\
-			case RMAWIN_ACC_BOR:				\
-				t[i] |= o[i];				\
-				break;					\
-			case RMAWIN_ACC_BXOR:				\
-				t[i] ^= o[i];				\
-				break;					\
-			case RMAWIN_ACC_LAND:				\
-				t[i] = t[i] && o[i];			\
-				break;					\
-			case RMAWIN_ACC_LOR:				\
-				t[i] = t[i] || o[i];			\
-				break;					\
-			case RMAWIN_ACC_LXOR:				\
-				t[i] = !t[i] != !o[i];			\
-				break;					\
-			case RMAWIN_ACC_REPLACE:			\
-				t[i] = o[i];				\
-				break;					\
-			default:	/* NO_OP; invalid pairs never get here */	\
-				break;					\
-			}						\
+		switch (op) {						\
+		case RMAWIN_ACC_SUM:					\
+			RMAWIN_EACH(t[i] += o[i]);			\
+			break;						\
+		case RMAWIN_ACC_PROD:					\
+			RMAWIN_EACH(t[i] *= o[i]);			\
+			break;						\
+		case RMAWIN_ACC_MIN:					\
+			RMAWIN_EACH(t[i] = o[i] < t[i] ? o[i] : t[i]);	\
+			break;						\
+		case RMAWIN_ACC_MAX:					\
+			RMAWIN_EACH(t[i] = o[i] > t[i] ? o[i] : t[i]);	\
+			break;						\
+		case RMAWIN_ACC_BAND:					\
+			RMAWIN_EACH(t[i] &= o[i]);			\
+			break;						\
+		case RMAWIN_ACC_BOR:					\
+			RMAWIN_EACH(t[i] |= o[i]);			\
+			break;						\
+		case RMAWIN_ACC_BXOR:					\
+			RMAWIN_EACH(t[i] ^= o[i]);			\
+			break;						\
+		case RMAWIN_ACC_LAND:					\
+			RMAWIN_EACH(t[i] = t[i] && o[i]);		\
+			break;						\
+		case RMAWIN_ACC_LOR:					\
+			RMAWIN_EACH(t[i] = t[i] || o[i]);		\
+			break;						\
+		case RMAWIN_ACC_LXOR:					\
+			RMAWIN_EACH(t[i] = !t[i] != !o[i]);		\
+			break;						\
+		case RMAWIN_ACC_REPLACE:				\
+			RMAWIN_EACH(t[i] = o[i]);			\
+			break;						\
+		default:	/* NO_OP; invalid pairs never get here */	\
+			break;						\
 		}							\
 	} while (0)
 

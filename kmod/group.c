@@ -102,13 +102,18 @@ static struct rmawin_group *rmawin_group_alloc(struct rmawin_ep *ep,
 
 static bool rmawin_group_quiet(struct rmawin_group *grp)
 {
+	bool quiet = true;
 	u32 i;
 
-	for (i = 0; i < grp->nranks; i++)
-		if (READ_ONCE(grp->peers[i].tx_busy) &&
-		    READ_ONCE(grp->peers[i].state) == RMAWIN_PEER_CONNECTED)
-			return false;
-	return true;
+	spin_lock_irq(&grp->lock);
+	for (i = 0; i < grp->nranks && quiet; i++)
+		quiet = !grp->peers[i].tx_busy ||
+			grp->peers[i].state != RMAWIN_PEER_CONNECTED;
+	/* the send completions wake us */
+	if (!quiet)
+		grp->tx_wanted = true;
+	spin_unlock_irq(&grp->lock);
+	return quiet;
 }
 
 /*

@@ -367,6 +367,21 @@ void rmawin_peer_leave(struct rmawin_peer *peer)
 		rmawin_peer_left(peer);
 }
 
+/*
+ * A send buffer came free: must the endpoint's sleepers hear of it?  Only
+ * if one of them waits for it (@tx_wanted): a wake-up of every sleeper on
+ * each send completion woke, say, a target process waiting in a barrier
+ * for every reply its kernel sent for it.
+ */
+static bool rmawin_tx_freed_locked(struct rmawin_group *grp)
+{
+	bool wanted = grp->tx_wanted;
+
+	lockdep_assert_held(&grp->lock);
+	grp->tx_wanted = false;
+	return wanted;
+}
+
 static void rmawin_send_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct rmawin_ctrl_buf *buf = rmawin_cqe_to_buf(wc->wr_cqe);
@@ -375,6 +390,7 @@ static void rmawin_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	unsigned long flags;
 
 	struct rmawin_deferred *d = NULL;
+	bool wake = false;
 
 	if (wc->status != IB_WC_SUCCESS && wc->status != IB_WC_WR_FLUSH_ERR)
 		rmawin_peer_lost(peer);
@@ -386,13 +402,15 @@ static void rmawin_send_done(struct ib_cq *cq, struct ib_wc *wc)
 		peer->ndeferred--;
 	} else {
 		__clear_bit(buf->slot, &peer->tx_busy);
+		wake = rmawin_tx_freed_locked(grp);
 	}
 	spin_unlock_irqrestore(&grp->lock, flags);
 	if (d) {
 		rmawin_msg_post(peer, buf->slot, d->type, d->arg, d->payload, d->len);
 		kfree(d);
 	}
-	wake_up_all(&grp->ep->wq);
+	if (wake)
+		wake_up_all(&grp->ep->wq);
 }
 
 /**
@@ -499,8 +517,10 @@ static bool rmawin_tx_try_locked(struct rmawin_peer *peer, int *slot, int *err)
 		*err = -ENODEV;
 		return true;
 	}
-	if (peer->tx_busy == ~0UL >> (BITS_PER_LONG - RMAWIN_CTRL_DEPTH))
+	if (peer->tx_busy == ~0UL >> (BITS_PER_LONG - RMAWIN_CTRL_DEPTH)) {
+		peer->grp->tx_wanted = true;	/* wake us as one comes free */
 		return false;
+	}
 	*slot = ffz(peer->tx_busy);
 	__set_bit(*slot, &peer->tx_busy);
 	return true;
@@ -553,10 +573,14 @@ int rmawin_msg_send(struct rmawin_peer *peer, u8 type, u32 arg,
 static void rmawin_tx_put(struct rmawin_peer *peer, int slot)
 {
 	unsigned long flags;
+	bool wake;
 
 	spin_lock_irqsave(&peer->grp->lock, flags);
 	__clear_bit(slot, &peer->tx_busy);
+	wake = rmawin_tx_freed_locked(peer->grp);
 	spin_unlock_irqrestore(&peer->grp->lock, flags);
+	if (wake)
+		wake_up_all(&peer->grp->ep->wq);
 }
 
 /*

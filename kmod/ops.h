@@ -64,12 +64,14 @@ int rmawin_acc_copy_in(const struct rmawin_op_desc *op, void *buf);
 int rmawin_acc_bufs(struct rmawin_req *req, const struct rmawin_op_desc *op);
 void rmawin_acc_apply_win(struct rmawin_win *win, u8 opcode, u8 acc_op, u8 type,
 			  u64 off, u32 len, const void *data, void *old);
+int rmawin_acc_send_part(struct rmawin_req *req, u8 type, struct rmawin_wire_acc *m,
+			 u32 len, u64 done, u32 n);
 
 /* bulk.c: plain accumulates through the target's inbox */
 bool rmawin_bulk_wanted(const struct rmawin_op_desc *op, const struct rmawin_target *t);
 int rmawin_bulk_issue(struct rmawin_req *req, const struct rmawin_target *t,
 		      struct rmawin_wire_acc *m);
-void rmawin_bulk_answered(struct rmawin_peer *peer);
+void rmawin_bulk_answered(struct rmawin_peer *peer, u32 res_off);
 
 static inline bool rmawin_acc_fetches(u8 opcode)
 {

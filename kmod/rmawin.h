@@ -12,6 +12,7 @@
 #define RMAWIN_PRIV_H
 
 #include <linux/bottom_half.h>
+#include <linux/sched/clock.h>
 #include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
@@ -229,9 +230,9 @@ void rmawin_ep_wake(struct rmawin_ep *ep, struct rmawin_win *win);
 		if (__pr || *__pp)					\
 			break;						\
 		if (!__pend)						\
-			__pend = ktime_get_ns() + RMAWIN_WAIT_SPIN_NS;	\
+			__pend = local_clock() + RMAWIN_WAIT_SPIN_NS;	\
 		else if (need_resched() || fatal_signal_pending(current) ||	\
-			 ktime_get_ns() >= __pend)			\
+			 local_clock() >= __pend)			\
 			*__pp = true;					\
 		cpu_relax();						\
 	}								\
@@ -274,15 +275,16 @@ void rmawin_ep_wake(struct rmawin_ep *ep, struct rmawin_win *win);
 /*
  * Plain accumulates of at least RMAWIN_BULK_MIN bytes go through the
  * target's inbox (bulk.c), RMAWIN_BULK_CHUNK bytes at a time, in groups of
- * at most RMAWIN_BULK_MAX_RANKS ranks (the inbox has a chunk per rank).
+ * at most RMAWIN_BULK_MAX_RANKS ranks (the inbox has RMAWIN_BULK_SLOTS
+ * chunks per rank).
  */
 #define RMAWIN_BULK_MIN		2048
 #define RMAWIN_BULK_MAX_RANKS	128
 
 /**
  * struct rmawin_inbox - where the peers' large accumulates land (bulk.c)
- * @pages: the pages, a chunk (RMAWIN_BULK_CHUNK bytes) per rank, charged
- *	to the process
+ * @pages: the pages, RMAWIN_BULK_SLOTS chunks (RMAWIN_BULK_CHUNK bytes)
+ *	per rank, charged to the process
  * @npages: how many
  * @va: them, mapped contiguously for the kernel
  * @sgt: them, DMA-mapped
@@ -297,9 +299,11 @@ struct rmawin_inbox {
 };
 
 /**
- * struct rmawin_bulk - our chunk in flight to one peer's inbox (bulk.c)
+ * struct rmawin_bulk - our chunk in flight in one slot of a peer's inbox
+ *	(bulk.c)
  * @cqe: the completion of its RDMA WRITE, or of the RDMA READ of the
  *	previous values
+ * @peer: the peer
  * @slot: the bounce buffer written from or read into
  * @read: the work request is the READ
  * @busy: the work request is not complete yet
@@ -307,6 +311,7 @@ struct rmawin_inbox {
  */
 struct rmawin_bulk {
 	struct ib_cqe cqe;
+	struct rmawin_peer *peer;
 	int slot;
 	bool read;
 	bool busy;
@@ -700,7 +705,7 @@ struct rmawin_ctrl_buf {
  * @nic_last: the word our last device atomic on @qp left (atomic.c)
  * @nic_guess: the words our last compare-and-swap loop of several words
  *	on @qp left (atomic.c)
- * @bulk: our chunk in flight to the peer's inbox (bulk.c)
+ * @bulk: our chunks in flight to the peer's inbox, one per slot (bulk.c)
  */
 struct rmawin_peer {
 	struct rmawin_group *grp;
@@ -733,7 +738,7 @@ struct rmawin_peer {
 	bool nic_serial;
 	struct rmawin_nic_last nic_last;
 	struct rmawin_nic_guess nic_guess;
-	struct rmawin_bulk bulk;
+	struct rmawin_bulk bulk[RMAWIN_BULK_SLOTS];
 };
 
 /**
@@ -825,6 +830,9 @@ struct rmawin_rcache {
  * @deadline: jiffies by which the join must be complete
  * @dying: the group is being torn down: refuse and ignore everything;
  *	set under @lock, and no work is queued once it is
+ * @tx_wanted: under @lock: someone waits for a send buffer to come free
+ *	(a sender, or the teardown for the last to complete); a send
+ *	completion wakes the endpoint's sleepers only then
  * @posters: completion, CM and work contexts posting to a queue pair now
  *	(rmawin_post_enter()): the teardown waits for them before it touches
  *	a queue pair, and none starts once @dying is set
@@ -870,6 +878,7 @@ struct rmawin_group {
 	int error;
 	unsigned long deadline;
 	bool dying;
+	bool tx_wanted;
 	atomic_t posters;
 	u32 barrier_seq;
 	atomic_t barrier_rcvd[RMAWIN_BARRIER_ROUNDS];
@@ -1117,6 +1126,17 @@ void rmawin_rcache_put(struct rmawin_rcache_ent *e, bool failed);
 u32 rmawin_acc_size(u8 type);
 bool rmawin_acc_valid(u8 op, u8 type);
 void rmawin_acc_apply(u8 op, u8 type, void *t, const void *o, u32 n);
+/*
+ * For the apply functions: @stmt on every element t[i], o[i], i < n (the
+ * caller's), in a loop of its own for each operation, chosen once: the
+ * kernel is built without jump tables (retpolines), so a switch inside the
+ * loop would cost a chain of compares per element.
+ */
+#define RMAWIN_EACH(stmt)						\
+	do {								\
+		for (i = 0; i < n; i++)					\
+			stmt;						\
+	} while (0)
 void rmawin_acc_apply_float(u8 op, u8 type, void *t, const void *o, u32 n);
 void rmawin_acc_fail_peer(struct rmawin_peer *peer);
 void rmawin_acc_fail_all(struct rmawin_group *grp);

@@ -161,7 +161,9 @@ static void rmawin_reg_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct rmawin_reg_wait *w = container_of(wc->wr_cqe, struct rmawin_reg_wait, cqe);
 
-	w->status = wc->status == IB_WC_SUCCESS ? 0 : -EIO;
+	/* a flush: the queue pair's peer failed meanwhile, which is no device error */
+	w->status = wc->status == IB_WC_SUCCESS ? 0 :
+		    wc->status == IB_WC_WR_FLUSH_ERR ? -ECONNRESET : -EIO;
 	complete(&w->done);
 }
 
@@ -184,7 +186,10 @@ static struct rmawin_peer *rmawin_reg_peer(struct rmawin_group *grp)
  * @access: IB_ACCESS_* they grant
  *
  * Context: process context; sleeps.
- * Return: 0, -ECONNRESET with no peer connected, the post's error, -EIO.
+ * Return: 0; -ECONNRESET with no peer connected; the post's error; the
+ * peer's error (-EPROTO for one cut off, else -ECONNRESET) if it failed
+ * while its queue pair held the registration, which then was flushed;
+ * -EIO for a registration the device refused.
  */
 int rmawin_reg_mrs(struct rmawin_group *grp, struct ib_mr **mrs, u32 n, int access)
 {
@@ -217,6 +222,8 @@ int rmawin_reg_mrs(struct rmawin_group *grp, struct ib_mr **mrs, u32 n, int acce
 		return ret;
 	/* the device completes it or the QP's teardown flushes it: no timeout */
 	wait_for_completion(&w.done);
+	if (w.status == -ECONNRESET)
+		return READ_ONCE(peer->error) ?: -ECONNRESET;
 	return w.status;
 }
 

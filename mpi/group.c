@@ -26,8 +26,9 @@
 
 #define RMPI_KEY_LEN	32
 #define RMPI_ADDR_LEN	64	/* "[v6 address]:port" and its NUL */
-#define RMPI_PORT_LO	30000
-#define RMPI_PORT_HI	60000
+/* Listen ports are drawn from [RMPI_PORT_LO, RMPI_PORT_HI], less the ephemeral range. */
+#define RMPI_PORT_LO	10000
+#define RMPI_PORT_HI	65535
 #define RMPI_JOIN_TRIES	6
 #define RMPI_BATCH_OPS	1024
 #define RMPI_MAX_DEVS	16
@@ -128,6 +129,48 @@ static int rmpi_local_addr(char *ip, size_t len, char *ibdev, size_t devlen)
 }
 
 /*
+ * Where random port bases come from: the larger stretch of RMPI_PORT_LO ..
+ * RMPI_PORT_HI beside the kernel's ephemeral range
+ * (net.ipv4.ip_local_port_range, 32768..60999 by default), that is
+ * 10000..32767 by default.  rdma_cm gives every connection that was not
+ * bound first, the module's connects to our peers among them, a port from
+ * the ephemeral range: a listen port there may be taken a moment before by
+ * whichever connection drew it, and the join would have to start again.
+ */
+static void rmpi_port_range(uint32_t nranks, uint32_t *lo, uint32_t *hi)
+{
+	unsigned int elo = 32768, ehi = 60999;
+	FILE *f = fopen("/proc/sys/net/ipv4/ip_local_port_range", "re");
+
+	if (f) {
+		if (fscanf(f, "%u %u", &elo, &ehi) != 2 || elo > ehi) {
+			elo = 32768;
+			ehi = 60999;
+		}
+		fclose(f);
+	}
+	if (elo < RMPI_PORT_LO)
+		elo = RMPI_PORT_LO;
+	if (ehi > RMPI_PORT_HI)
+		ehi = RMPI_PORT_HI;
+	if (elo > ehi) {
+		*lo = RMPI_PORT_LO;	/* no overlap */
+		*hi = RMPI_PORT_HI;
+	} else if (elo - RMPI_PORT_LO >= RMPI_PORT_HI - ehi) {
+		*lo = RMPI_PORT_LO;
+		*hi = elo - 1;
+	} else {
+		*lo = ehi + 1;
+		*hi = RMPI_PORT_HI;
+	}
+	/* a stretch too short for the group (rmpi_join() caps it): all of ours */
+	if (*lo > *hi || *hi - *lo + 1 < nranks) {
+		*lo = RMPI_PORT_LO;
+		*hi = RMPI_PORT_HI;
+	}
+}
+
+/*
  * Rank 0 draws the key and the port base, every rank receives them.  The
  * first try's base may be set with RMAWIN_MPI_PORT (rank 0's environment).
  */
@@ -135,16 +178,17 @@ static int rmpi_setup_bcast(MPI_Comm comm, int rank, int nranks, int try, struct
 {
 	const char *env = getenv("RMAWIN_MPI_PORT");
 	unsigned long fixed = env ? strtoul(env, NULL, 10) : 0;
-	uint32_t r;
+	uint32_t r, lo, hi;
 
 	if (rank == 0) {
+		rmpi_port_range((uint32_t)nranks, &lo, &hi);
 		if (getrandom(s->key, sizeof(s->key), 0) != sizeof(s->key) ||
 		    getrandom(&r, sizeof(r), 0) != sizeof(r))
 			memset(s, 0, sizeof(*s));	/* all-zero: refused below */
 		else if (!try && fixed && fixed + (unsigned long)nranks <= 65535)
 			s->port_base = (uint32_t)fixed;
 		else
-			s->port_base = RMPI_PORT_LO + r % (RMPI_PORT_HI - RMPI_PORT_LO - nranks);
+			s->port_base = lo + r % (hi - lo + 2 - (uint32_t)nranks);
 	}
 	if (PMPI_Bcast(s, sizeof(*s), MPI_BYTE, 0, comm) != MPI_SUCCESS)
 		return -EIO;

@@ -6,11 +6,13 @@
  * computed here with the same C expressions; invalid pairs are EINVAL.
  * The fetch_and_op messages and their replies are handled in the receive
  * completion's softirq context (the module's ctrl_msgs_softirq counter),
- * not in the receive work (Documentation/design.rst).
+ * not in the receive work (Documentation/design.rst), and a target asleep
+ * meanwhile is not woken for each reply its kernel sends.
  */
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <rmawin.h>
 
 #include "rmawin_test.h"
@@ -295,6 +297,56 @@ static int fetch_ops_rank(struct rmawin_ep *ep, void *arg)
 TEST_F(path, get_accumulate_and_cas)
 {
 	EXPECT_EQ(2, rmawin_test_run_eps(_metadata, 2, fetch_ops_rank, NULL, 25));
+}
+
+/*
+ * A target asleep in a fence while its kernel answers an origin's
+ * operations is not woken for each answer: the kernel's replies are sent
+ * for it, and a send completion wakes the process's sleepers only when one
+ * waits for a send buffer.  Counted as the sleeping thread's voluntary
+ * context switches (each wake-up that finds its fence not done puts it
+ * back to sleep: one switch), never as a time.
+ */
+#define NSLEEP	1000
+
+static int sleeper_rank(struct rmawin_ep *ep, void *arg)
+{
+	int64_t counter = 0, one = 1, *fetched = arg;
+	int me = rmawin_rank(ep), i;
+	struct rmawin_win *win;
+	struct rusage r0, r1;
+	long switches;
+
+	RMAWIN_TEST_TRY(1, rmawin_win_create(ep, &counter, sizeof(counter), 8, 0, &win));
+	RMAWIN_TEST_TRY(2, rmawin_fence(win, 0));
+	if (me == 0)
+		for (i = 0; i < NSLEEP; i++)
+			RMAWIN_TEST_TRY(3, rmawin_fetch_and_op(win, &one, &fetched[i],
+							       RMAWIN_INT64, 1, 0, RMAWIN_SUM));
+	getrusage(RUSAGE_THREAD, &r0);
+	RMAWIN_TEST_TRY(4, rmawin_fence(win, 0));
+	getrusage(RUSAGE_THREAD, &r1);
+	switches = r1.ru_nvcsw - r0.ru_nvcsw;
+	if (me == 1) {
+		RMAWIN_TEST_MSG("%d fetch_and_ops answered while asleep in a fence: %ld voluntary "
+				"context switches", NSLEEP, switches);
+		if (counter != NSLEEP)
+			return 5;
+		if (switches >= NSLEEP / 10)
+			return 6;
+	}
+	for (i = 0; me == 0 && i < NSLEEP; i++)
+		if (fetched[i] != i)
+			return 7;
+	return rmawin_win_free(win) ? 8 : 0;
+}
+
+TEST_F_TIMEOUT(path, target_asleep_in_a_fence_is_not_woken_by_each_answer, 120)
+{
+	int64_t *fetched = rmawin_test_shared(NSLEEP * sizeof(*fetched));
+
+	ASSERT_NE(NULL, fetched);
+	EXPECT_EQ(2, rmawin_test_run_eps(_metadata, 2, sleeper_rank, fetched, 100));
 }
 
 /* ---- every op x type against a local reference ---- */
