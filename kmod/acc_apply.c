@@ -10,22 +10,12 @@
 
 #include "rmawin.h"
 
-/* The loops every type shares: op, t, o, n and i are the caller's (RMAWIN_EACH). */
+/* The loops every integer type shares: op, t, o, n and i are the caller's. */
 #define RMAWIN_INT_LOOP							\
 	do {								\
+		if (RMAWIN_ARITH_LOOP)					\
+			break;						\
 		switch (op) {						\
-		case RMAWIN_ACC_SUM:					\
-			RMAWIN_EACH(t[i] += o[i]);			\
-			break;						\
-		case RMAWIN_ACC_PROD:					\
-			RMAWIN_EACH(t[i] *= o[i]);			\
-			break;						\
-		case RMAWIN_ACC_MIN:					\
-			RMAWIN_EACH(t[i] = o[i] < t[i] ? o[i] : t[i]);	\
-			break;						\
-		case RMAWIN_ACC_MAX:					\
-			RMAWIN_EACH(t[i] = o[i] > t[i] ? o[i] : t[i]);	\
-			break;						\
 		case RMAWIN_ACC_BAND:					\
 			RMAWIN_EACH(t[i] &= o[i]);			\
 			break;						\
@@ -43,9 +33,6 @@
 			break;						\
 		case RMAWIN_ACC_LXOR:					\
 			RMAWIN_EACH(t[i] = !t[i] != !o[i]);		\
-			break;						\
-		case RMAWIN_ACC_REPLACE:				\
-			RMAWIN_EACH(t[i] = o[i]);			\
 			break;						\
 		default:	/* NO_OP; invalid pairs never get here */	\
 			break;						\

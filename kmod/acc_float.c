@@ -10,29 +10,8 @@
 
 #include "rmawin.h"
 
-/* The loop every type shares: op, t, o, n and i are the caller's (RMAWIN_EACH). */
-#define RMAWIN_FLOAT_LOOP						\
-	do {								\
-		switch (op) {						\
-		case RMAWIN_ACC_SUM:					\
-			RMAWIN_EACH(t[i] += o[i]);			\
-			break;						\
-		case RMAWIN_ACC_PROD:					\
-			RMAWIN_EACH(t[i] *= o[i]);			\
-			break;						\
-		case RMAWIN_ACC_MIN:					\
-			RMAWIN_EACH(t[i] = o[i] < t[i] ? o[i] : t[i]);	\
-			break;						\
-		case RMAWIN_ACC_MAX:					\
-			RMAWIN_EACH(t[i] = o[i] > t[i] ? o[i] : t[i]);	\
-			break;						\
-		case RMAWIN_ACC_REPLACE:				\
-			RMAWIN_EACH(t[i] = o[i]);			\
-			break;						\
-		default:	/* NO_OP; invalid pairs never get here */	\
-			break;						\
-		}							\
-	} while (0)
+/* Floating point has SUM, PROD, MIN, MAX and REPLACE; NO_OP does nothing. */
+#define RMAWIN_FLOAT_LOOP	((void)RMAWIN_ARITH_LOOP)
 
 static void rmawin_apply_float(u8 op, float *t, const float *o, u32 n)
 {

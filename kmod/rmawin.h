@@ -1137,6 +1137,36 @@ void rmawin_acc_apply(u8 op, u8 type, void *t, const void *o, u32 n);
 		for (i = 0; i < n; i++)					\
 			stmt;						\
 	} while (0)
+/*
+ * The operations of every type, integer and floating point: true if @op
+ * was one of them (op, t, o, n and i are the caller's).
+ */
+#define RMAWIN_ARITH_LOOP						\
+({									\
+	bool __done = true;						\
+									\
+	switch (op) {							\
+	case RMAWIN_ACC_SUM:						\
+		RMAWIN_EACH(t[i] += o[i]);				\
+		break;							\
+	case RMAWIN_ACC_PROD:						\
+		RMAWIN_EACH(t[i] *= o[i]);				\
+		break;							\
+	case RMAWIN_ACC_MIN:						\
+		RMAWIN_EACH(t[i] = o[i] < t[i] ? o[i] : t[i]);		\
+		break;							\
+	case RMAWIN_ACC_MAX:						\
+		RMAWIN_EACH(t[i] = o[i] > t[i] ? o[i] : t[i]);		\
+		break;							\
+	case RMAWIN_ACC_REPLACE:					\
+		RMAWIN_EACH(t[i] = o[i]);				\
+		break;							\
+	default:							\
+		__done = false;						\
+		break;							\
+	}								\
+	__done;								\
+})
 void rmawin_acc_apply_float(u8 op, u8 type, void *t, const void *o, u32 n);
 void rmawin_acc_fail_peer(struct rmawin_peer *peer);
 void rmawin_acc_fail_all(struct rmawin_group *grp);
