@@ -533,7 +533,7 @@ int rmawin_acc_reply_recv(struct rmawin_peer *peer, u32 id, const void *p, u16 l
 	nfrags = (res_off - req->acc.next) / RMAWIN_ACC_FRAG + 1;
 	req->acc.next = res_off + min_t(u64, req->len - res_off, rmawin_acc_frag(req));
 	if (req->acc.bulk)
-		rmawin_bulk_answered(peer, res_off);
+		rmawin_bulk_answered(peer);
 	atomic_sub(nfrags, &peer->acc_out);
 	if (atomic_sub_and_test(nfrags, &req->pending))
 		rmawin_req_finish(req);

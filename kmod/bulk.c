@@ -14,17 +14,13 @@
  * once answered.  A 64 KiB accumulate is 8 writes and 8 messages each way
  * instead of 147 fragments.
  *
- * Two chunks per origin and target are in flight at a time
- * (RMAWIN_BULK_SLOTS), so that the next is written while the target
- * applies one: the origin's chunk k goes to its slot k % 2 of the inbox
- * (k from the request's start, the message's res_off), which is the
- * origin's alone, and it writes there again only once the target answered
- * the chunk before (it is done with it), its own write or read of it
- * completed (the device is done with the bounce buffer) and it copied the
- * previous values out.  The target applies the chunks in the order their
- * messages come, which is the order they were sent.
+ * One chunk per origin and target is in flight at a time: the inbox chunk
+ * is the origin's alone, and it writes there again only once the target
+ * answered (it is done with it), its own write or read completed (the
+ * device is done with the bounce buffer) and it copied the previous values
+ * out.
  *
- * The inbox: two chunks per rank, kernel pages charged to the process,
+ * The inbox: one chunk per rank, kernel pages charged to the process,
  * registered for remote reads and writes with the group's first window
  * and told of in every window descriptor (desc.c).  A group of more than
  * RMAWIN_BULK_MAX_RANKS ranks, or one the device cannot map in one region,
@@ -59,7 +55,7 @@ int rmawin_inbox_setup(struct rmawin_group *grp)
 {
 	struct rmawin_inbox *in = &grp->inbox;
 	struct rmawin_ep *ep = grp->ep;
-	u32 npages = grp->nranks * RMAWIN_BULK_SLOTS * (RMAWIN_BULK_CHUNK >> PAGE_SHIFT), i;
+	u32 npages = grp->nranks * (RMAWIN_BULK_CHUNK >> PAGE_SHIFT), i;
 	struct ib_mr *mr;
 	int ret, nents;
 
@@ -165,27 +161,20 @@ bool rmawin_bulk_wanted(const struct rmawin_op_desc *op, const struct rmawin_tar
 	       op->len >= min && !t->epoch && t->remote && t->remote->has_inbox;
 }
 
-/* Our write to or read from a slot of a peer's inbox completed. */
+/* Our write to or read from a peer's inbox completed. */
 static void rmawin_bulk_rdma_done(struct ib_cq *cq, struct ib_wc *wc)
 {
-	struct rmawin_bulk *b = container_of(wc->wr_cqe, struct rmawin_bulk, cqe);
-	struct rmawin_peer *peer = b->peer;
+	struct rmawin_peer *peer = container_of(wc->wr_cqe, struct rmawin_peer, bulk.cqe);
 
 	/* a write's bounce buffer is free again; a read's waits for its copy */
-	if (!b->read)
-		rmawin_bounce_put(peer->grp, b->slot);
+	if (!peer->bulk.read)
+		rmawin_bounce_put(peer->grp, peer->bulk.slot);
 	atomic_dec(&peer->sq_data);
 	/* the QP is in error now: the request fails with the peer */
 	if (wc->status != IB_WC_SUCCESS)
 		rmawin_peer_lost(peer);
-	WRITE_ONCE(b->busy, false);
+	WRITE_ONCE(peer->bulk.busy, false);
 	wake_up_all(&peer->grp->ep->wq);
-}
-
-/* The slot of the peer's inbox that the chunk at @done of a request goes to */
-static struct rmawin_bulk *rmawin_bulk_of(struct rmawin_peer *peer, u64 done)
-{
-	return &peer->bulk[div_u64(done, RMAWIN_BULK_CHUNK) % RMAWIN_BULK_SLOTS];
 }
 
 static bool rmawin_peer_gone(struct rmawin_peer *peer)
@@ -193,19 +182,18 @@ static bool rmawin_peer_gone(struct rmawin_peer *peer)
 	return READ_ONCE(peer->state) != RMAWIN_PEER_CONNECTED;
 }
 
-/* May we post to slot @b of the peer's inbox again? */
-static bool rmawin_bulk_idle(struct rmawin_peer *peer, struct rmawin_bulk *b)
+/* May we post to our chunk of the peer's inbox again? */
+static bool rmawin_bulk_idle(struct rmawin_peer *peer)
 {
-	return (!READ_ONCE(b->busy) && !READ_ONCE(b->answering) && rmawin_sq_room(peer)) ||
-	       rmawin_peer_gone(peer);
+	return (!READ_ONCE(peer->bulk.busy) && !READ_ONCE(peer->bulk.answering) &&
+		rmawin_sq_room(peer)) || rmawin_peer_gone(peer);
 }
 
 /*
- * Write (@read false) or read bytes [0, @n) of our slot of the peer's inbox
- * for the chunk at @done from or into a bounce buffer; return the buffer's
- * slot.  A write's buffer is filled from @req's chunk at @done and given
- * back when the write completes, a read's is the caller's to copy out and
- * give back.
+ * Write (@read false) or read bytes [0, @n) of our chunk of the peer's
+ * inbox from or into a bounce buffer; return the buffer's slot.  A write's
+ * buffer is filled from @req's chunk at @done and given back when the write
+ * completes, a read's is the caller's to copy out and give back.
  */
 static int rmawin_bulk_rdma(struct rmawin_req *req, const struct rmawin_target *t,
 			    u64 done, u32 n, bool read)
@@ -213,13 +201,11 @@ static int rmawin_bulk_rdma(struct rmawin_req *req, const struct rmawin_target *
 	struct rmawin_ep *ep = req->win->ep;
 	struct rmawin_group *grp = ep->group;
 	struct rmawin_peer *peer = req->peer;
-	struct rmawin_bulk *b = rmawin_bulk_of(peer, done);
-	u32 k = div_u64(done, RMAWIN_BULK_CHUNK) % RMAWIN_BULK_SLOTS;
 	struct ib_rdma_wr wr = {};
 	struct ib_sge sge;
 	int slot, ret;
 
-	if (rmawin_wait_event(ep, rmawin_bulk_idle(peer, b)))
+	if (rmawin_wait_event(ep, rmawin_bulk_idle(peer)))
 		return -EINTR;
 	if (rmawin_peer_gone(peer))
 		return peer->error ?: -ECONNRESET;
@@ -236,22 +222,20 @@ static int rmawin_bulk_rdma(struct rmawin_req *req, const struct rmawin_target *
 	sge.lkey = ep->pd->local_dma_lkey;
 	wr.wr.opcode = read ? IB_WR_RDMA_READ : IB_WR_RDMA_WRITE;
 	wr.wr.send_flags = IB_SEND_SIGNALED;
-	wr.wr.wr_cqe = &b->cqe;
+	wr.wr.wr_cqe = &peer->bulk.cqe;
 	wr.wr.sg_list = &sge;
 	wr.wr.num_sge = 1;
-	wr.remote_addr = t->remote->inbox +
-			 ((u64)grp->rank * RMAWIN_BULK_SLOTS + k) * RMAWIN_BULK_CHUNK;
+	wr.remote_addr = t->remote->inbox + (u64)grp->rank * RMAWIN_BULK_CHUNK;
 	wr.rkey = t->remote->inbox_rkey;
-	b->cqe.done = rmawin_bulk_rdma_done;
-	b->peer = peer;
-	b->slot = slot;
-	b->read = read;
-	WRITE_ONCE(b->busy, true);
+	peer->bulk.cqe.done = rmawin_bulk_rdma_done;
+	peer->bulk.slot = slot;
+	peer->bulk.read = read;
+	WRITE_ONCE(peer->bulk.busy, true);
 	atomic_inc(&peer->sq_data);
 	ret = rmawin_post_send(peer->qp, &wr.wr, false);
 	if (ret) {
 		atomic_dec(&peer->sq_data);
-		WRITE_ONCE(b->busy, false);
+		WRITE_ONCE(peer->bulk.busy, false);
 		rmawin_bounce_put(grp, slot);
 		return ret;
 	}
@@ -260,7 +244,7 @@ static int rmawin_bulk_rdma(struct rmawin_req *req, const struct rmawin_target *
 
 /*
  * A get_accumulate's chunk at @done was answered: read the previous values
- * the target left in our slot of its inbox.
+ * the target left in our chunk of its inbox.
  */
 static int rmawin_bulk_fetch(struct rmawin_req *req, const struct rmawin_target *t,
 			     u64 done, u32 n)
@@ -268,7 +252,6 @@ static int rmawin_bulk_fetch(struct rmawin_req *req, const struct rmawin_target 
 	struct rmawin_ep *ep = req->win->ep;
 	struct rmawin_group *grp = ep->group;
 	struct rmawin_peer *peer = req->peer;
-	struct rmawin_bulk *b = rmawin_bulk_of(peer, done);
 	int slot, ret = 0;
 
 	slot = rmawin_bulk_rdma(req, t, done, n, true);
@@ -280,8 +263,8 @@ static int rmawin_bulk_fetch(struct rmawin_req *req, const struct rmawin_target 
 	 * transport's retry time.  A fatal signal stops waiting for the
 	 * network, not for that.
 	 */
-	if (rmawin_wait_event(ep, !READ_ONCE(b->busy))) {
-		wait_event(ep->wq, !READ_ONCE(b->busy));
+	if (rmawin_wait_event(ep, !READ_ONCE(peer->bulk.busy))) {
+		wait_event(ep->wq, !READ_ONCE(peer->bulk.busy));
 		ret = -EINTR;
 	}
 	if (!ret && rmawin_peer_gone(peer))
@@ -295,33 +278,15 @@ static int rmawin_bulk_fetch(struct rmawin_req *req, const struct rmawin_target 
 	return ret;
 }
 
-/* A get_accumulate's chunk at @done: wait for its answer, then read its values. */
-static int rmawin_bulk_finish(struct rmawin_req *req, const struct rmawin_target *t, u64 done)
-{
-	struct rmawin_peer *peer = req->peer;
-	struct rmawin_bulk *b = rmawin_bulk_of(peer, done);
-
-	if (rmawin_wait_event(req->win->ep, !READ_ONCE(b->answering) || rmawin_peer_gone(peer)))
-		return -EINTR;
-	/* a failed chunk (the request has its status) leaves nothing to read */
-	if (READ_ONCE(req->status))
-		return 0;
-	return rmawin_bulk_fetch(req, t, done, min_t(u64, req->len - done, RMAWIN_BULK_CHUNK));
-}
-
 /**
  * rmawin_bulk_issue() - send an accumulate through the target's inbox
  * @req: the request, with its id, its data copied in
  * @t: its target, rmawin_bulk_wanted()
  * @m: a message buffer, its window, op and type filled in
  *
- * Chunk k goes once its slot is free (chunk k - 2 answered, its write or
- * read complete); a get_accumulate reads chunk k - 1's previous values
- * once chunk k is on its way, and the last chunk's at the end.
- *
  * Context: process context, endpoint lock held; sleeps for the chunk ahead
- * of each one in its slot, for a bounce buffer and for room in the send
- * queue; a get_accumulate's for each chunk's answer and previous values.
+ * of each one, for a bounce buffer and for room in the send queue; a
+ * get_accumulate's for each chunk's answer and previous values.
  * Return: 0 or a negative errno; the request then completes with it.
  */
 int rmawin_bulk_issue(struct rmawin_req *req, const struct rmawin_target *t,
@@ -329,67 +294,56 @@ int rmawin_bulk_issue(struct rmawin_req *req, const struct rmawin_target *t,
 {
 	struct rmawin_peer *peer = req->peer;
 	struct rmawin_ep *ep = req->win->ep;
-	struct rmawin_bulk *b;
 	u64 done;
 	u32 n;
 	int ret = 0;
 
 	req->acc.bulk = true;
-	for (done = 0; done < req->len; done += n) {
+	for (done = 0; done < req->len && !ret; done += n) {
 		n = min_t(u64, req->len - done, RMAWIN_BULK_CHUNK);
-		b = rmawin_bulk_of(peer, done);
-		/* NO_OP writes nothing, but the target leaves values in the slot */
-		if (rmawin_wait_event(ep, rmawin_bulk_idle(peer, b)))
-			return -EINTR;
-		if (rmawin_peer_gone(peer))
-			return peer->error ?: -ECONNRESET;
-		if (m->acc_op != RMAWIN_ACC_NO_OP) {
-			ret = rmawin_bulk_rdma(req, t, done, n, false);
-			if (ret < 0)
-				return ret;
-		}
+		/* NO_OP: nothing to write, the target only reads the window */
+		ret = m->acc_op == RMAWIN_ACC_NO_OP ? 0 : rmawin_bulk_rdma(req, t, done, n, false);
+		if (ret < 0)
+			break;
 		m->offset = cpu_to_le64(t->off + done);
 		m->len = cpu_to_le32(n);
 		m->res_off = cpu_to_le32(done);
 		/* before the message: its reply may beat our return */
-		WRITE_ONCE(b->answering, true);
+		WRITE_ONCE(peer->bulk.answering, true);
 		ret = rmawin_acc_send_part(req, RMAWIN_MSG_ACC_BULK, m, sizeof(*m), done, n);
 		if (ret) {
-			WRITE_ONCE(b->answering, false);
-			return ret;
+			WRITE_ONCE(peer->bulk.answering, false);
+			break;
 		}
-		/* the chunk before this one, while this one is under way */
-		if (req->acc.result && done) {
-			ret = rmawin_bulk_finish(req, t, done - RMAWIN_BULK_CHUNK);
-			if (ret)
-				return ret;
-		}
+		if (!req->acc.result)
+			continue;
+		if (rmawin_wait_event(ep, !READ_ONCE(peer->bulk.answering) ||
+				      rmawin_peer_gone(peer)))
+			return -EINTR;
+		/* a failed chunk (the request has its status) leaves nothing to read */
+		ret = READ_ONCE(req->status) ? 0 : rmawin_bulk_fetch(req, t, done, n);
 	}
-	if (req->acc.result && req->len)
-		ret = rmawin_bulk_finish(req, t, div_u64(req->len - 1, RMAWIN_BULK_CHUNK) *
-						 RMAWIN_BULK_CHUNK);
-	return ret;
+	return ret < 0 ? ret : 0;
 }
 
 /**
- * rmawin_bulk_answered() - the target answered one of our chunks in flight to it
+ * rmawin_bulk_answered() - the target answered our chunk in flight to it
  * @peer: the target
- * @res_off: the chunk's place in its request (which slot it took)
  *
  * Context: the reply's handler, under the group's acc_reqs lock.
  */
-void rmawin_bulk_answered(struct rmawin_peer *peer, u32 res_off)
+void rmawin_bulk_answered(struct rmawin_peer *peer)
 {
-	WRITE_ONCE(rmawin_bulk_of(peer, res_off)->answering, false);
+	WRITE_ONCE(peer->bulk.answering, false);
 }
 
 /*
- * Hand chunk @k of our inbox to the CPU (@cpu) or back to the device, for
- * a device whose DMA is not coherent (a software device's is no DMA).
+ * Hand @rank's chunk of our inbox to the CPU (@cpu) or back to the device,
+ * for a device whose DMA is not coherent (a software device's is no DMA).
  */
-static void rmawin_inbox_sync(struct rmawin_group *grp, u32 k, bool cpu)
+static void rmawin_inbox_sync(struct rmawin_group *grp, u32 rank, bool cpu)
 {
-	u64 start = (u64)k * RMAWIN_BULK_CHUNK, end = start + RMAWIN_BULK_CHUNK;
+	u64 start = (u64)rank * RMAWIN_BULK_CHUNK, end = start + RMAWIN_BULK_CHUNK;
 	struct scatterlist *sg;
 	u64 pos = 0, from, to;
 	unsigned int i;
@@ -449,21 +403,18 @@ int rmawin_acc_bulk_recv(struct rmawin_peer *peer, u32 id, const void *p, u16 le
 	u64 old[RMAWIN_ACC_FRAG / sizeof(u64)];
 	u8 *data;
 	struct rmawin_win *win;
-	u32 n = le32_to_cpu(m->len), k, done, chunk;
+	u32 n = le32_to_cpu(m->len), k, done;
 	bool ok;
 
 	/* a chunk before our descriptor told of the inbox: nobody honest sends it */
 	if (!smp_load_acquire(&grp->inbox.mr))
 		return -EPROTO;
-	/* the origin's slot for this chunk: any res_off names one of its own */
-	chunk = peer->rank * RMAWIN_BULK_SLOTS +
-		le32_to_cpu(m->res_off) / RMAWIN_BULK_CHUNK % RMAWIN_BULK_SLOTS;
-	data = grp->inbox.va + (size_t)chunk * RMAWIN_BULK_CHUNK;
+	data = grp->inbox.va + (size_t)peer->rank * RMAWIN_BULK_CHUNK;
 	xa_lock_bh(&ep->wins);
 	win = xa_load(&ep->wins, le32_to_cpu(m->win));
 	ok = win && rmawin_bulk_msg_ok(m, win);
 	if (ok)
-		rmawin_inbox_sync(grp, chunk, true);
+		rmawin_inbox_sync(grp, peer->rank, true);
 	for (done = 0; ok && done < n; done += k) {
 		k = min_t(u32, n - done, RMAWIN_ACC_FRAG);
 		rmawin_acc_apply_win(win, m->opcode, m->acc_op, m->datatype,
@@ -472,7 +423,7 @@ int rmawin_acc_bulk_recv(struct rmawin_peer *peer, u32 id, const void *p, u16 le
 			memcpy(data + done, old, k);
 	}
 	if (ok)
-		rmawin_inbox_sync(grp, chunk, false);
+		rmawin_inbox_sync(grp, peer->rank, false);
 	xa_unlock_bh(&ep->wins);
 	if (!ok)
 		return -EPROTO;

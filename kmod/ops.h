@@ -71,7 +71,7 @@ int rmawin_acc_send_part(struct rmawin_req *req, u8 type, struct rmawin_wire_acc
 bool rmawin_bulk_wanted(const struct rmawin_op_desc *op, const struct rmawin_target *t);
 int rmawin_bulk_issue(struct rmawin_req *req, const struct rmawin_target *t,
 		      struct rmawin_wire_acc *m);
-void rmawin_bulk_answered(struct rmawin_peer *peer, u32 res_off);
+void rmawin_bulk_answered(struct rmawin_peer *peer);
 
 static inline bool rmawin_acc_fetches(u8 opcode)
 {

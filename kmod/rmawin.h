@@ -275,16 +275,15 @@ void rmawin_ep_wake(struct rmawin_ep *ep, struct rmawin_win *win);
 /*
  * Plain accumulates of at least RMAWIN_BULK_MIN bytes go through the
  * target's inbox (bulk.c), RMAWIN_BULK_CHUNK bytes at a time, in groups of
- * at most RMAWIN_BULK_MAX_RANKS ranks (the inbox has RMAWIN_BULK_SLOTS
- * chunks per rank).
+ * at most RMAWIN_BULK_MAX_RANKS ranks (the inbox has a chunk per rank).
  */
 #define RMAWIN_BULK_MIN		2048
 #define RMAWIN_BULK_MAX_RANKS	128
 
 /**
  * struct rmawin_inbox - where the peers' large accumulates land (bulk.c)
- * @pages: the pages, RMAWIN_BULK_SLOTS chunks (RMAWIN_BULK_CHUNK bytes)
- *	per rank, charged to the process
+ * @pages: the pages, a chunk (RMAWIN_BULK_CHUNK bytes) per rank, charged
+ *	to the process
  * @npages: how many
  * @va: them, mapped contiguously for the kernel
  * @sgt: them, DMA-mapped
@@ -299,11 +298,9 @@ struct rmawin_inbox {
 };
 
 /**
- * struct rmawin_bulk - our chunk in flight in one slot of a peer's inbox
- *	(bulk.c)
+ * struct rmawin_bulk - our chunk in flight to one peer's inbox (bulk.c)
  * @cqe: the completion of its RDMA WRITE, or of the RDMA READ of the
  *	previous values
- * @peer: the peer
  * @slot: the bounce buffer written from or read into
  * @read: the work request is the READ
  * @busy: the work request is not complete yet
@@ -311,7 +308,6 @@ struct rmawin_inbox {
  */
 struct rmawin_bulk {
 	struct ib_cqe cqe;
-	struct rmawin_peer *peer;
 	int slot;
 	bool read;
 	bool busy;
@@ -705,7 +701,7 @@ struct rmawin_ctrl_buf {
  * @nic_last: the word our last device atomic on @qp left (atomic.c)
  * @nic_guess: the words our last compare-and-swap loop of several words
  *	on @qp left (atomic.c)
- * @bulk: our chunks in flight to the peer's inbox, one per slot (bulk.c)
+ * @bulk: our chunk in flight to the peer's inbox (bulk.c)
  */
 struct rmawin_peer {
 	struct rmawin_group *grp;
@@ -738,7 +734,7 @@ struct rmawin_peer {
 	bool nic_serial;
 	struct rmawin_nic_last nic_last;
 	struct rmawin_nic_guess nic_guess;
-	struct rmawin_bulk bulk[RMAWIN_BULK_SLOTS];
+	struct rmawin_bulk bulk;
 };
 
 /**

@@ -142,7 +142,7 @@ struct rmawin_wire_group_addr {
 
 /* ---- Control messages ------------------------------------------------- */
 
-#define RMAWIN_WIRE_VERSION	7
+#define RMAWIN_WIRE_VERSION	6
 /* Bytes per control message buffer, header included. */
 #define RMAWIN_CTRL_SIZE	512
 
@@ -241,8 +241,8 @@ struct rmawin_wire_mr {
  * @inbox_rkey: with RMAWIN_WIRE_DESC_INBOX, the remote key of the owner's
  *	inbox (bulk.c), else 0
  * @inbox: with RMAWIN_WIRE_DESC_INBOX, where the inbox starts, as the
- *	owner's device knows it (rank r's RMAWIN_BULK_SLOTS chunks
- *	RMAWIN_BULK_CHUNK * RMAWIN_BULK_SLOTS * r bytes on), else 0
+ *	owner's device knows it (rank r's chunk RMAWIN_BULK_CHUNK * r bytes
+ *	on), else 0
  * @mr: @count regions
  *
  * Every fragment repeats the first's fields but @first, @count and @mr.
@@ -271,15 +271,8 @@ struct rmawin_wire_desc {
 
 /* Data bytes per accumulate fragment: whole elements of any type. */
 #define RMAWIN_ACC_FRAG		448
-/* Bytes of one chunk of an inbox (bulk.c): whole pages */
+/* Bytes of one rank's chunk of an inbox (bulk.c): whole pages */
 #define RMAWIN_BULK_CHUNK	8192
-/*
- * Chunks of an inbox per rank: an origin's chunk k goes to its slot
- * k % RMAWIN_BULK_SLOTS (k counted from the request's start: its
- * res_off / RMAWIN_BULK_CHUNK), so the next is on its way while the target
- * applies one.
- */
-#define RMAWIN_BULK_SLOTS	2
 
 /**
  * struct rmawin_wire_acc - RMAWIN_MSG_ACC, one fragment
