@@ -387,7 +387,7 @@ static void rmawin_atomic_done(struct ib_cq *cq, struct ib_wc *wc)
 
 	atomic_dec(req->peer ? &req->peer->sq_data : &grp->self_out);
 	if (wc->status != IB_WC_SUCCESS) {
-		rmawin_atomic_fail(req, wc->status == IB_WC_WR_FLUSH_ERR ? -ECONNRESET : -EIO);
+		rmawin_atomic_fail(req, rmawin_wc_errno(wc->status));
 		if (req->peer)
 			rmawin_peer_lost(req->peer);
 		rmawin_atomic_retire(req, 1);

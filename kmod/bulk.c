@@ -346,19 +346,24 @@ static void rmawin_inbox_sync(struct rmawin_group *grp, u32 rank, bool cpu)
 	u64 start = (u64)rank * RMAWIN_BULK_CHUNK, end = start + RMAWIN_BULK_CHUNK;
 	struct scatterlist *sg;
 	u64 pos = 0, from, to;
+	dma_addr_t addr;
 	unsigned int i;
 
+	/* no walk of the list on every chunk for syncs that do nothing */
+	if (ib_uses_virt_dma(grp->ibdev))
+		return;
 	for_each_sgtable_dma_sg(&grp->inbox.sgt, sg, i) {
 		from = max(start, pos);
 		to = min(end, pos + sg_dma_len(sg));
-		if (from < to && cpu)
-			ib_dma_sync_single_for_cpu(grp->ibdev, sg_dma_address(sg) + (from - pos),
-						   to - from, DMA_BIDIRECTIONAL);
-		else if (from < to)
-			ib_dma_sync_single_for_device(grp->ibdev,
-						      sg_dma_address(sg) + (from - pos),
-						      to - from, DMA_BIDIRECTIONAL);
+		addr = sg_dma_address(sg) + (from - pos);
 		pos += sg_dma_len(sg);
+		if (from >= to)
+			continue;
+		if (cpu)
+			ib_dma_sync_single_for_cpu(grp->ibdev, addr, to - from, DMA_BIDIRECTIONAL);
+		else
+			ib_dma_sync_single_for_device(grp->ibdev, addr, to - from,
+						      DMA_BIDIRECTIONAL);
 		if (pos >= end)
 			break;
 	}

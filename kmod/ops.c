@@ -46,8 +46,7 @@ static void rmawin_req_done(struct ib_cq *cq, struct ib_wc *wc)
 	atomic_dec(&req->peer->sq_data);
 	if (wc->status != IB_WC_SUCCESS) {
 		if (!req->status)
-			req->status = wc->status == IB_WC_WR_FLUSH_ERR ?
-				      -ECONNRESET : -EIO;
+			req->status = rmawin_wc_errno(wc->status);
 		/* the QP is in error now: nothing more gets through it */
 		rmawin_peer_lost(req->peer);
 	}

@@ -923,6 +923,15 @@ struct rmawin_stats {
 
 extern struct rmawin_stats rmawin_stats;
 
+/*
+ * The errno of a failed work completion: a flush means the queue pair went
+ * to error (its peer failed or left), anything else is the device's error.
+ */
+static inline int rmawin_wc_errno(enum ib_wc_status status)
+{
+	return status == IB_WC_WR_FLUSH_ERR ? -ECONNRESET : -EIO;
+}
+
 /* Count in the endpoint's counters and in the module's. */
 static inline void rmawin_count(struct rmawin_ep *ep, enum rmawin_counter c, long n)
 {

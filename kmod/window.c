@@ -162,8 +162,7 @@ static void rmawin_reg_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct rmawin_reg_wait *w = container_of(wc->wr_cqe, struct rmawin_reg_wait, cqe);
 
 	/* a flush: the queue pair's peer failed meanwhile, which is no device error */
-	w->status = wc->status == IB_WC_SUCCESS ? 0 :
-		    wc->status == IB_WC_WR_FLUSH_ERR ? -ECONNRESET : -EIO;
+	w->status = wc->status == IB_WC_SUCCESS ? 0 : rmawin_wc_errno(wc->status);
 	complete(&w->done);
 }
 
