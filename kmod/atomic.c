@@ -591,16 +591,20 @@ bool rmawin_atomic_would_wait(struct rmawin_ep *ep, const struct rmawin_op_desc 
 {
 	struct rmawin_group *grp = ep->group;
 	struct rmawin_win *win;
+	bool serial;
 
 	lockdep_assert_held(&ep->lock);
 	if (op->target >= grp->nranks)
 		return false;
-	win = rmawin_win_lookup(ep, op->win);
-	if (!win || !rmawin_atomic_on(win, op->datatype))
-		return false;
+	/* the flag first: the window's lookup only when a serial atomic is in flight */
 	if (op->target == grp->rank)
-		return READ_ONCE(grp->self_serial);
-	return READ_ONCE(grp->peers[op->target].nic_serial);
+		serial = READ_ONCE(grp->self_serial);
+	else
+		serial = READ_ONCE(grp->peers[op->target].nic_serial);
+	if (!serial)
+		return false;
+	win = rmawin_win_lookup(ep, op->win);
+	return win && rmawin_atomic_on(win, op->datatype);
 }
 
 /**

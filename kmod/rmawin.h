@@ -176,6 +176,9 @@ struct rmawin_ep {
 	(READ_ONCE(__ep->closing) ? -EINTR : 0);			\
 })
 
+/* how long a wait on peers polls before it sleeps (rmawin_wait_unlocked()) */
+#define RMAWIN_WAIT_SPIN_NS	(50 * NSEC_PER_USEC)
+
 struct rmawin_win;
 void rmawin_ep_sleep(struct rmawin_ep *ep, struct rmawin_win *win);
 void rmawin_ep_wake(struct rmawin_ep *ep, struct rmawin_win *win);
@@ -207,8 +210,6 @@ void rmawin_ep_wake(struct rmawin_ep *ep, struct rmawin_win *win);
 	rmawin_ep_wake(__we, __ww);					\
 	__wret;								\
 })
-
-#define RMAWIN_WAIT_SPIN_NS	(50 * NSEC_PER_USEC)
 
 /*
  * The condition of rmawin_wait_unlocked()'s wait: @cond, or the group's
