@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Losses under put and get: a rank killed in the middle of an epoch; the
- * RDMA device deleted under traffic.  The others fail cleanly, never hang,
+ * Losses under put and get: a rank killed in the middle of an epoch; a
+ * rank killed while accumulates stream to it (in fragments, or through
+ * its inbox); the RDMA device deleted under traffic.  The others fail cleanly, never hang,
  * and every page, MR and queue pair is released.  Faults in the memory of
  * put and get: rma_fault_test.c.
  *
@@ -114,6 +115,166 @@ TEST_F_TIMEOUT(path, peer_killed_during_epoch, 150)
 	/* every page the dead rank (or anyone) pinned is released */
 	rmawin_test_expect_no_leaks(_metadata);
 	munmap(k, sizeof(*k));
+}
+
+/* ---- a rank killed while accumulates stream to it ------------------------ */
+
+#define KA_N		(1024 * 1024)	/* int32s to the victim: 4 MiB, 9363 fragments */
+#define KA_OTHER	16384		/* int32s to the other survivor afterwards: 64 KiB */
+#define BULK_MIN	"/sys/module/rmawin/parameters/acc_bulk_min"
+
+struct killed_acc {
+	int port;
+	int issuing[3];
+	int acc_ret[3], unlock_ret[3];		/* the accumulate to the victim */
+	int other_ret[3];			/* lock, accumulate, unlock to the other */
+	int done[3];
+	long msgs[3];				/* control messages sent by then */
+	long bad_at[3];				/* the first wrong element, or -1 */
+	int free_ret[3];
+};
+
+static int32_t ka_value(int rank, long i)
+{
+	return (int32_t)(i * 7 + rank * 100003);
+}
+
+/*
+ * Ranks 0 and 2 each accumulate 4 MiB into rank 1's window under a shared
+ * lock; rank 1 SIGKILLs itself once both have begun, so their sending
+ * usually stops part way (the fragments sent quiet since the last answered
+ * one, or the inbox chunk in flight, are never answered).  Each survivor's
+ * unlock of rank 1 then gives -ECONNRESET (and so does its accumulate on
+ * the ioctl path, where the call itself sends); then each accumulates 64 KiB into the other's
+ * window under a lock of its own, which must work and land exactly.
+ */
+static int killed_acc_rank(int rank, int n, void *arg)
+{
+	struct killed_acc *k = arg;
+	int32_t *mem = map_rw(KA_N * 4), *src = map_rw(KA_N * 4);
+	int other = 2 - rank, ret;
+	struct rmawin_win *win;
+	struct rmawin_ep *ep;
+	long i;
+
+	if (!mem || !src)
+		return 1;
+	for (i = 0; i < KA_N; i++)
+		src[i] = ka_value(rank, i);
+	RMAWIN_TEST_TRY(2, rmawin_test_open(rank, n, k->port, &ep));
+	RMAWIN_TEST_TRY(3, rmawin_win_create(ep, mem, KA_N * 4, 4, 0, &win));
+	RMAWIN_TEST_TRY(4, rmawin_fence(win, 0));
+	if (rank == 1) {
+		double t0 = rmawin_test_now();
+
+		while (!(__atomic_load_n(&k->issuing[0], __ATOMIC_SEQ_CST) &&
+			 __atomic_load_n(&k->issuing[2], __ATOMIC_SEQ_CST))) {
+			if (rmawin_test_now() - t0 > 20) {
+				RMAWIN_TEST_MSG("the others never began their accumulates");
+				return 5;
+			}
+			usleep(1000);
+		}
+		usleep(20000);
+		kill(getpid(), SIGKILL);
+		return 6;
+	}
+	RMAWIN_TEST_TRY(7, rmawin_lock(win, RMAWIN_LOCK_SHARED, 1));
+	__atomic_store_n(&k->issuing[rank], 1, __ATOMIC_SEQ_CST);
+	k->acc_ret[rank] = rmawin_accumulate(win, src, KA_N, RMAWIN_INT32, 1, 0, RMAWIN_SUM);
+	k->unlock_ret[rank] = rmawin_unlock(win, 1);
+	k->msgs[rank] = rmawin_test_ep_stat("ctrl_msgs");
+	/* the endpoint goes on with the living */
+	ret = rmawin_lock(win, RMAWIN_LOCK_SHARED, other);
+	if (!ret)
+		ret = rmawin_accumulate(win, src, KA_OTHER, RMAWIN_INT32, other, 0, RMAWIN_SUM);
+	if (!ret)
+		ret = rmawin_unlock(win, other);
+	k->other_ret[rank] = ret;
+	__atomic_store_n(&k->done[rank], 1, __ATOMIC_SEQ_CST);
+	while (!__atomic_load_n(&k->done[other], __ATOMIC_SEQ_CST))
+		usleep(1000);
+	/* the other's accumulate is in our window, and nothing else is */
+	k->bad_at[rank] = -1;
+	for (i = 0; i < KA_N && k->bad_at[rank] < 0; i++)
+		if (mem[i] != (i < KA_OTHER && !k->other_ret[other] ? ka_value(other, i) : 0))
+			k->bad_at[rank] = i;
+	k->free_ret[rank] = rmawin_win_free(win);
+	RMAWIN_TEST_TRY(8, rmawin_ep_close(ep));
+	return 0;
+}
+
+/* @bulk: the accumulates through the target's inbox, else in fragments */
+static void killed_acc_case(struct __test_metadata *_metadata, bool bulk, bool no_ring)
+{
+	struct killed_acc *k = rmawin_test_shared(sizeof(*k));
+	long whole = bulk ? KA_N * 4 / 8192 : KA_N * 4 / 448 + 1;
+	long was = rmawin_test_read_long(BULK_MIN);
+	pid_t pids[3], pids_victim, w;
+	int r, st, want;
+
+	ASSERT_NE(NULL, k);
+	ASSERT_LT(0, was) TH_LOG("no module parameter acc_bulk_min, or it is 0");
+	ASSERT_EQ(0, rmawin_test_write_long(BULK_MIN, bulk ? was : 0));
+	k->port = rmawin_test_ports(3);
+	for (r = 0; r < 3; r++)
+		pids[r] = rmawin_test_fork_rank(r, 3, killed_acc_rank, k);
+	pids_victim = pids[1];
+	w = waitpid(pids[1], &st, 0);
+	pids[1] = 0;
+	EXPECT_EQ(2, rmawin_test_wait_ranks(_metadata, pids, 3, 120));
+	ASSERT_EQ(0, rmawin_test_write_long(BULK_MIN, was));
+	ASSERT_EQ(pids_victim, w);
+	EXPECT_TRUE(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL)
+		TH_LOG("rank 1 was to be SIGKILLed, status 0x%x", st);
+	for (r = 0; r < 3; r += 2) {
+		/*
+		 * On the ring only queued: the transfer's error comes from the
+		 * unlock.  The ioctl sends the fragments or chunks itself, and
+		 * fails when the peer is lost under it, unless it had sent all.
+		 */
+		want = !no_ring || k->msgs[r] >= whole ? 0 : -ECONNRESET;
+		EXPECT_EQ(want, k->acc_ret[r]) {
+			TH_LOG("rank %d: accumulate to rank 1 (%s path): %d (%s), want %d", r,
+			       no_ring ? "ioctl" : "ring", k->acc_ret[r],
+			       rmawin_strerror(k->acc_ret[r]), want);
+		}
+		/*
+		 * A dying target's kernel serves its peers until its teardown
+		 * finds the group quiet: now and then it served the whole
+		 * accumulate first, and the unlock may then have found it
+		 * still there.  Cut off part way, the unlock must fail.
+		 */
+		if (k->msgs[r] < whole || k->unlock_ret[r]) {
+			EXPECT_EQ(-ECONNRESET, k->unlock_ret[r]) {
+				TH_LOG("rank %d: unlock of the dead rank: %d (%s), want -ECONNRESET",
+				       r, k->unlock_ret[r], rmawin_strerror(k->unlock_ret[r]));
+			}
+		}
+		EXPECT_EQ(0, k->other_ret[r]) {
+			TH_LOG("rank %d: lock, accumulate, unlock to rank %d: %d (%s)", r, 2 - r,
+			       k->other_ret[r], rmawin_strerror(k->other_ret[r]));
+		}
+		EXPECT_EQ(-1, k->bad_at[r]) TH_LOG("rank %d's window: element %ld is wrong", r,
+						   k->bad_at[r]);
+		EXPECT_NE(0, k->free_ret[r]) TH_LOG("rank %d: win_free with a rank dead "
+						    "succeeded", r);
+		TH_LOG("rank %d: %ld control messages sent when its unlock of rank 1 returned "
+		       "(the whole accumulate: %ld %s)", r, k->msgs[r], whole,
+		       bulk ? "chunks" : "fragments");
+	}
+	rmawin_test_expect_no_leaks(_metadata);
+	munmap(k, sizeof(*k));
+}
+
+TEST_F_TIMEOUT(path, peer_killed_under_fragmented_accumulates, 150)
+{
+	killed_acc_case(_metadata, false, variant->no_ring);
+}
+
+TEST_F_TIMEOUT(path, peer_killed_under_inbox_accumulates, 150)
+{
+	killed_acc_case(_metadata, true, variant->no_ring);
 }
 
 /* ---- the RDMA device deleted under traffic ------------------------------- */
