@@ -15,6 +15,22 @@
 
 /* ---- a rank killed during an epoch --------------------------------------- */
 
+/* The victim: wait up to 20 s until ranks 0 and 2 have both set their @flag. */
+static int others_got_there(const int *flag, const char *what)
+{
+	double t0 = rmawin_test_now();
+
+	while (!(__atomic_load_n(&flag[0], __ATOMIC_SEQ_CST) &&
+		 __atomic_load_n(&flag[2], __ATOMIC_SEQ_CST))) {
+		if (rmawin_test_now() - t0 > 20) {
+			RMAWIN_TEST_MSG("the others never %s", what);
+			return 0;
+		}
+		usleep(1000);
+	}
+	return 1;
+}
+
 #define KILL_WIN	(4 * MIB)
 
 struct killed {
@@ -47,15 +63,8 @@ static int killed_rank(int rank, int n, void *arg)
 	RMAWIN_TEST_TRY(3, rmawin_win_create(ep, mem, KILL_WIN, 1, 0, &win));
 	RMAWIN_TEST_TRY(4, rmawin_fence(win, 0));
 	if (rank == 1) {
-		t0 = rmawin_test_now();
-		while (!(__atomic_load_n(&k->issued[0], __ATOMIC_SEQ_CST) &&
-			 __atomic_load_n(&k->issued[2], __ATOMIC_SEQ_CST))) {
-			if (rmawin_test_now() - t0 > 20) {
-				RMAWIN_TEST_MSG("the others never issued their puts");
-				return 5;
-			}
-			usleep(1000);
-		}
+		if (!others_got_there(k->issued, "issued their puts"))
+			return 5;
 		for (t = 0; t < n; t += 2) {
 			RMAWIN_TEST_TRY(6, rmawin_put(win, src, 2 * MIB, t, MIB));
 			for (i = 0; i < 8; i++)
@@ -165,16 +174,8 @@ static int killed_acc_rank(int rank, int n, void *arg)
 	RMAWIN_TEST_TRY(3, rmawin_win_create(ep, mem, KA_N * 4, 4, 0, &win));
 	RMAWIN_TEST_TRY(4, rmawin_fence(win, 0));
 	if (rank == 1) {
-		double t0 = rmawin_test_now();
-
-		while (!(__atomic_load_n(&k->issuing[0], __ATOMIC_SEQ_CST) &&
-			 __atomic_load_n(&k->issuing[2], __ATOMIC_SEQ_CST))) {
-			if (rmawin_test_now() - t0 > 20) {
-				RMAWIN_TEST_MSG("the others never began their accumulates");
-				return 5;
-			}
-			usleep(1000);
-		}
+		if (!others_got_there(k->issuing, "began their accumulates"))
+			return 5;
 		usleep(20000);
 		kill(getpid(), SIGKILL);
 		return 6;
