@@ -21,10 +21,10 @@
  * process's round trips do not stall the others' rings.  An operation
  * still waits for room (send queue slots, bounce buffers) that the
  * network holds, bounded by it and ended by the owner's close; rings of
- * one user and cgroup accept that from one another.  Not yet so for an
- * accumulate that goes to its target's kernel and takes more than a
- * round trip (a long one in fragments, one through the inbox): it waits
- * here for the answers (Documentation/ring.rst).
+ * one user and cgroup accept that from one another.  An accumulate that
+ * goes to its target's kernel and takes more than a round trip (a long one
+ * in fragments, one through the inbox) would wait here for the answers:
+ * librmawin issues those by ioctl instead (Documentation/ring.rst).
  *
  * Idle policy.  The thread polls while any ring has work, and for the
  * largest idle_us of its rings after the last of it; then it sets

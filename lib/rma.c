@@ -20,9 +20,25 @@ static int rmawin_ring_takes(const struct rmawin_op_desc *op)
 	case RMAWIN_OP_PUT_NOTIFY:
 		/* larger ones may need pinning, which is the ioctl's job */
 		return op->len <= RMAWIN_RING_COPY_MAX;
+	case RMAWIN_OP_ACC:
+	case RMAWIN_OP_GET_ACC:
+		/*
+		 * One that does not fit one control message waits for its
+		 * target's answers while it is issued (fragments, inbox
+		 * chunks): not in the poller, which the rings of other
+		 * processes share, but in this thread's system call.
+		 */
+		return op->len <= RMAWIN_EPOCH_OP_MAX;
 	default:
 		return 1;
 	}
+}
+
+/* An accumulate that the ring does not take only because of its length */
+static int rmawin_long_acc(const struct rmawin_op_desc *op)
+{
+	return (op->opcode == RMAWIN_OP_ACC || op->opcode == RMAWIN_OP_GET_ACC) &&
+	       !rmawin_ring_takes(op);
 }
 
 /*
@@ -171,7 +187,19 @@ int rmawin__queue_one(struct rmawin_win *win, struct rmawin_op_desc *op)
 	if (ret)
 		return ret < 0 ? ret : 0;
 
-	if (win->ep->ring && rmawin_ring_takes(op)) {
+	if (win->ep->ring && rmawin_long_acc(op)) {
+		ret = rmawin__op_check(win, op);
+		if (ret < 0)
+			return ret;
+		if (!ret) {
+			/* as if queued: after what is, its verdict kept for the synchronization */
+			rmawin__ring_drain(win->ep);
+			ret = rmawin_submit_as(win->ep, op, 1, win, 1);
+			if (ret)
+				rmawin__win_error(win->ep, win->id, ret);
+			return 0;
+		}
+	} else if (win->ep->ring && rmawin_ring_takes(op)) {
 		ret = rmawin__op_check(win, op);
 		if (ret < 0)
 			return ret;

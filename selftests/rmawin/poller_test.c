@@ -9,8 +9,10 @@
  * RMAWIN_SQ_NEED_WAKEUP, so that the submissions after it ring none.  And
  * while the poller has given its CPU away (the test hook poll_force_yield),
  * an operation on an empty ring goes by ioctl, its errors still waiting for
- * the synchronization.  Endpoints of one poller closed from several
- * threads at once let go of it cleanly, over and over.
+ * the synchronization.  A long accumulate of one process (the library
+ * issues it in its own thread) holds no other process's ring up.
+ * Endpoints of one poller closed from several threads at once let go of
+ * it cleanly, over and over.
  */
 #include <dirent.h>
 #include <pthread.h>
@@ -437,6 +439,163 @@ TEST(doorbell_that_wakes_the_poller_clears_need_wakeup)
 /* Endpoints with rings of one poller, closed by several threads at once. */
 #define CLOSERS		8
 #define CLOSE_ROUNDS	30
+
+/* ---- a long accumulate holds no other process's ring ----------------------- */
+
+#define LA_N		16384	/* int32s: 64 KiB, 8 inbox chunks */
+#define LA_PUTS		100
+#define LA_DELAY_MS	200	/* each control message handled this late */
+
+struct long_acc {
+	int32_t a_win[LA_N];	/* rank 1 of group A's window, seen by everyone */
+	uint64_t b_win[LA_PUTS];	/* rank 1 of group B's */
+	int ports[2];
+	int arrived, go, b_done, a_done, ended;
+	int poller[4];
+	long a_applied;		/* elements of A's accumulate in place when B was done */
+	long a_applied0;	/* ... when B began */
+	double b_s;		/* how long B's puts and flush took (logged only) */
+	unsigned long b_wakeups;	/* B's doorbells meanwhile */
+	long b_poll_ns;		/* the poller's time on B's ring during the puts */
+	int a_ret, b_ret;
+};
+
+static void la_meet(int *count, int n)
+{
+	__atomic_add_fetch(count, 1, __ATOMIC_SEQ_CST);
+	/* seldom awake: a task that keeps waking makes the poller give its CPU up */
+	while (__atomic_load_n(count, __ATOMIC_SEQ_CST) < n)
+		usleep(20000);
+}
+
+/*
+ * Processes 0 and 1 are group A, 2 and 3 group B, all of one user and
+ * cgroup: one poller consumes their rings.  Once every message is handled
+ * LA_DELAY_MS late, A's rank 0 accumulates 64 KiB into A's rank 1 (8
+ * chunks, each answered before the next goes: 3.2 s), and then B's rank 0
+ * puts LA_PUTS times into B's rank 1 through its ring and flushes: done
+ * while at most 2 chunks of A's are in place, so not behind it in the
+ * poller.
+ */
+static int long_acc_rank(int r, int n, void *arg)
+{
+	struct long_acc *la = arg;
+	static int32_t one[LA_N], mine[LA_N];
+	static uint64_t v[LA_PUTS];
+	int grp = r / 2, me = r % 2, i, ret;
+	struct rmawin_win *win;
+	struct rmawin_ep *ep;
+	long ns0 = 0, ids;
+	unsigned long wk;
+	double t0;
+	int id;
+
+	(void)n;
+	RMAWIN_TEST_TRY(1, rmawin_test_open(me, 2, la->ports[grp], &ep));
+	if (grp == 0)
+		RMAWIN_TEST_TRY(2, rmawin_win_create(ep, me ? la->a_win : mine, sizeof(mine), 4,
+						     0, &win));
+	else
+		RMAWIN_TEST_TRY(2, rmawin_win_create(ep, me ? la->b_win : (uint64_t *)mine,
+						     sizeof(la->b_win), 8, 0, &win));
+	RMAWIN_TEST_TRY(3, rmawin_lock_all(win));
+	RMAWIN_TEST_TRY(4, rmawin_barrier(ep));
+	la->poller[r] = poller_of(getpid());
+	la_meet(&la->arrived, 4);
+	if (r == 0) {
+		RMAWIN_TEST_TRY(5, rmawin_test_set_hook("recv_delay_ms", LA_DELAY_MS));
+		for (i = 0; i < LA_N; i++)
+			one[i] = 1;
+		__atomic_store_n(&la->go, 1, __ATOMIC_SEQ_CST);
+		/* the poller awake: these wake it, the accumulate finds it polling */
+		for (i = 0; i < 4; i++)
+			RMAWIN_TEST_TRY(6, rmawin_put(win, &one[i], 4, 0, i));
+		la->a_ret = rmawin_accumulate(win, one, LA_N, RMAWIN_INT32, 1, 0, RMAWIN_SUM);
+		if (!la->a_ret)
+			la->a_ret = rmawin_flush(win, 1);
+		__atomic_store_n(&la->a_done, 1, __ATOMIC_SEQ_CST);
+		/* after B: its flush needs no message, its barrier does */
+		while (!__atomic_load_n(&la->b_done, __ATOMIC_SEQ_CST))
+			usleep(20000);
+		RMAWIN_TEST_TRY(7, rmawin_test_set_hook("recv_delay_ms", 0));
+	} else if (r == 2) {
+		while (!__atomic_load_n(&la->go, __ATOMIC_SEQ_CST))
+			usleep(5000);
+		/* the poller has had time to take A's accumulate, had it been queued */
+		usleep(50000);
+		ep_pollers(getpid(), &id, &ns0, 1);
+		for (i = 0; i < LA_N; i++)
+			la->a_applied0 += __atomic_load_n(&la->a_win[i], __ATOMIC_SEQ_CST) != 0;
+		t0 = rmawin_test_now();
+		wk = rmawin_ep_ring_wakeups(ep);
+		ret = 0;
+		for (i = 0; i < LA_PUTS && !ret; i++) {
+			v[i] = 7000 + i;
+			ret = rmawin_put(win, &v[i], 8, 1, i);
+		}
+		la->b_ret = ret ?: rmawin_flush(win, 1);
+		la->b_s = rmawin_test_now() - t0;
+		la->b_wakeups = rmawin_ep_ring_wakeups(ep) - wk;
+		for (i = 0; i < LA_N; i++)
+			la->a_applied += __atomic_load_n(&la->a_win[i], __ATOMIC_SEQ_CST) != 0;
+		ids = 0;
+		ep_pollers(getpid(), &id, &ids, 1);
+		la->b_poll_ns = ids - ns0;
+		__atomic_store_n(&la->b_done, 1, __ATOMIC_SEQ_CST);
+	}
+	la_meet(&la->ended, 4);
+	RMAWIN_TEST_TRY(8, rmawin_unlock_all(win));
+	RMAWIN_TEST_TRY(9, rmawin_barrier(ep));
+	RMAWIN_TEST_TRY(10, rmawin_win_free(win));
+	RMAWIN_TEST_TRY(11, rmawin_ep_close(ep));
+	return 0;
+}
+
+TEST(a_long_accumulate_holds_no_other_ring_of_the_poller)
+{
+	struct long_acc *la = rmawin_test_shared(sizeof(*la));
+	pid_t pids[4];
+	int r, i;
+
+	ASSERT_NE(NULL, la);
+	ASSERT_EQ(0, rmawin_test_pollers(NULL, -1));
+	la->ports[0] = rmawin_test_ports(2);
+	la->ports[1] = rmawin_test_ports(2);
+	for (r = 0; r < 4; r++)
+		pids[r] = rmawin_test_fork_rank(r, 4, long_acc_rank, la);
+	EXPECT_EQ(4, rmawin_test_wait_ranks(_metadata, pids, 4, 120));
+	/* in case rank 0 stopped before it could */
+	rmawin_test_set_hook("recv_delay_ms", 0);
+	for (r = 1; r < 4; r++)
+		EXPECT_EQ(la->poller[0], la->poller[r]) TH_LOG("process %d's poller", r);
+	EXPECT_LT(0, la->poller[0]);
+	EXPECT_EQ(0, la->a_ret) TH_LOG("A's accumulate and flush: %d (%s)", la->a_ret,
+				       rmawin_strerror(la->a_ret));
+	EXPECT_EQ(0, la->b_ret) TH_LOG("B's puts and flush: %d (%s)", la->b_ret,
+				       rmawin_strerror(la->b_ret));
+	for (i = 0; i < LA_N; i++)
+		if (la->a_win[i] != 1)
+			break;
+	EXPECT_EQ(LA_N, i) TH_LOG("A's window: element %d is %d, want 1", i, la->a_win[i]);
+	for (i = 0; i < LA_PUTS; i++)
+		if (la->b_win[i] != (uint64_t)(7000 + i))
+			break;
+	EXPECT_EQ(LA_PUTS, i) TH_LOG("B's window: slot %d holds %llu", i,
+				     i < LA_PUTS ? (unsigned long long)la->b_win[i] : 0ULL);
+	/* B needs tens of ms, A's chunks come one every 2 * LA_DELAY_MS */
+	EXPECT_GE(LA_N / 4, la->a_applied) {
+		TH_LOG("B's %d puts and flush were done only once %ld of A's %d elements were "
+		       "in place: the poller held them behind A's accumulate", LA_PUTS,
+		       la->a_applied, LA_N);
+	}
+	TH_LOG("B's puts and flush: %.3f s, %lu doorbells; %ld and %ld of %d elements of "
+	       "A's accumulate in place when B began and was done; the poller spent %ld us "
+	       "on B's ring", la->b_s, la->b_wakeups, la->a_applied0, la->a_applied, LA_N,
+	       la->b_poll_ns / 1000);
+	EXPECT_EQ(0, rmawin_test_pollers_become(0));
+	rmawin_test_expect_no_leaks(_metadata);
+	munmap(la, sizeof(*la));
+}
 
 struct closer {
 	pthread_barrier_t *bar;
