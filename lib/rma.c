@@ -180,34 +180,27 @@ int rmawin__rma_desc(struct rmawin_win *win, uint8_t opcode, const void *origin,
 int rmawin__queue_one(struct rmawin_win *win, struct rmawin_op_desc *op)
 {
 	uint64_t ticket;
-	int ret;
+	int ret, long_acc;
 
 	/* kept for a lock that is only noted (lazy.c), or that lock taken first */
 	ret = rmawin__lazy_op(win, op);
 	if (ret)
 		return ret < 0 ? ret : 0;
 
-	if (win->ep->ring && rmawin_long_acc(op)) {
+	long_acc = rmawin_long_acc(op);
+	if (win->ep->ring && (long_acc || rmawin_ring_takes(op))) {
 		ret = rmawin__op_check(win, op);
 		if (ret < 0)
 			return ret;
-		if (!ret) {
-			/* as if queued: after what is, its verdict kept for the synchronization */
-			rmawin__ring_drain(win->ep);
-			ret = rmawin_submit_as(win->ep, op, 1, win, 1);
-			if (ret)
-				rmawin__win_error(win->ep, win->id, ret);
-			return 0;
-		}
-	} else if (win->ep->ring && rmawin_ring_takes(op)) {
-		ret = rmawin__op_check(win, op);
-		if (ret < 0)
-			return ret;
-		if (!ret && rmawin__ring_bypass(win->ep)) {
+		if (!ret && (long_acc || rmawin__ring_bypass(win->ep))) {
 			/*
 			 * By ioctl, as if queued: the kernel's verdict waits for
 			 * the window's next synchronization, as the ring's would.
+			 * After what is queued (nothing, when the ring is
+			 * bypassed): a long accumulate waits for its target's
+			 * answers in this thread, not in the shared poller.
 			 */
+			rmawin__ring_drain(win->ep);
 			ret = rmawin_submit_as(win->ep, op, 1, win, 1);
 			if (ret)
 				rmawin__win_error(win->ep, win->id, ret);
