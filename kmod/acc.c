@@ -135,7 +135,8 @@ static void rmawin_win_copy(struct rmawin_win *win, u64 off, void *buf, u32 len,
  * @off: byte offset in the window, in range
  * @len: bytes, whole elements, at most RMAWIN_ACC_FRAG
  * @data: the origin elements (and, for CAS, the compare element after them)
- * @old: receives the previous values
+ * @old: receives the previous values, or NULL for an accumulate that
+ *	does not fetch them
  *
  * Atomic against every other accumulate on the window.
  */
@@ -147,7 +148,8 @@ void rmawin_acc_apply_win(struct rmawin_win *win, u8 opcode, u8 acc_op, u8 type,
 
 	spin_lock_irqsave(&win->acc_lock, flags);
 	rmawin_win_copy(win, off, cur, len, false);
-	memcpy(old, cur, len);
+	if (old)
+		memcpy(old, cur, len);
 	if (opcode == RMAWIN_OP_CAS) {
 		if (!memcmp(cur, data + len, len))
 			rmawin_win_copy(win, off, (void *)data, len, true);
@@ -197,7 +199,7 @@ int rmawin_acc_local(struct rmawin_ep *ep, const struct rmawin_op_desc *op,
 		if (rmawin_acc_copy_in(&frag, data))
 			return -EFAULT;
 		rmawin_acc_apply_win(win, op->opcode, op->acc_op, op->datatype, off + done, n,
-				     data, old);
+				     data, op->result ? old : NULL);
 		if (op->result && copy_to_user(u64_to_user_ptr(op->result + done), old, n))
 			return -EFAULT;
 	}
@@ -417,7 +419,8 @@ static int rmawin_acc_frag_recv(struct rmawin_peer *peer, u32 id, const void *p,
 	}
 	if (ok && !status)
 		rmawin_acc_apply_win(win, m->opcode, m->acc_op, m->datatype,
-				     le64_to_cpu(m->offset), n, m->data, rep.old);
+				     le64_to_cpu(m->offset), n, m->data,
+				     rmawin_acc_fetches(m->opcode) ? rep.old : NULL);
 	if (ok && m->epoch && !status)
 		rmawin_lock_release(win, peer->rank, type);
 	xa_unlock_bh(&ep->wins);

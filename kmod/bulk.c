@@ -423,7 +423,8 @@ int rmawin_acc_bulk_recv(struct rmawin_peer *peer, u32 id, const void *p, u16 le
 	for (done = 0; ok && done < n; done += k) {
 		k = min_t(u32, n - done, RMAWIN_ACC_FRAG);
 		rmawin_acc_apply_win(win, m->opcode, m->acc_op, m->datatype,
-				     le64_to_cpu(m->offset) + done, k, data + done, old);
+				     le64_to_cpu(m->offset) + done, k, data + done,
+				     m->opcode == RMAWIN_OP_GET_ACC ? old : NULL);
 		if (m->opcode == RMAWIN_OP_GET_ACC)
 			memcpy(data + done, old, k);
 	}

@@ -515,6 +515,103 @@ TEST_F(path, every_op_and_type_against_reference)
 	EXPECT_EQ(0, rmawin_stat("reqs"));
 }
 
+/*
+ * Integer pairs again, at lengths that are not whole words and window
+ * offsets off a word, of bytes that carry out of every lane: 3 elements,
+ * a few past two fragments, and a few past acc_bulk_min (the inbox).  SUM
+ * goes by get_accumulate, whose previous values come back too.
+ */
+#define UNEVEN_LENS	3
+#define UNEVEN_SLOT	2560	/* bytes: the longest accumulate, and an element's offset */
+
+static size_t uneven_count(int len, int type)
+{
+	static const size_t bytes[UNEVEN_LENS] = { 0, 2 * 448, 2048 };
+
+	return bytes[len] / type_size[type] + 3;
+}
+
+static size_t uneven_slot(int op, int type, int len)
+{
+	/* one element past the slot's start: off a word for every type narrower than one */
+	return ((op * RMAWIN_FLOAT + type) * UNEVEN_LENS + len) * UNEVEN_SLOT + type_size[type];
+}
+
+/* Bytes of every value, from @seed. */
+static void uneven_vals(unsigned char *p, size_t bytes, uint32_t seed)
+{
+	size_t i;
+
+	for (i = 0; i < bytes; i++) {
+		seed ^= seed << 13;
+		seed ^= seed >> 17;
+		seed ^= seed << 5;
+		p[i] = seed >> 24;
+	}
+}
+
+static int uneven_rank(struct rmawin_ep *ep, void *arg)
+{
+	const size_t size = NOPS * RMAWIN_FLOAT * UNEVEN_LENS * UNEVEN_SLOT;
+	unsigned char *mem = malloc(size), *o = malloc(size), *want = malloc(size);
+	unsigned char *res = calloc(1, size);
+	int me = rmawin_rank(ep), op, type, len;
+	struct rmawin_win *win;
+	size_t at, count, i;
+
+	(void)arg;
+	RMAWIN_TEST_TRY(1, !mem || !o || !want || !res);
+	uneven_vals(mem, size, 7);
+	uneven_vals(want, size, 7);
+	uneven_vals(o, size, 11);
+	RMAWIN_TEST_TRY(2, rmawin_win_create(ep, mem, me ? 0 : size, 1, 0, &win));
+	RMAWIN_TEST_TRY(3, rmawin_fence(win, 0));
+	for (op = 0; op < NOPS; op++)
+		for (type = 0; type < RMAWIN_FLOAT; type++)
+			for (len = 0; len < UNEVEN_LENS; len++) {
+				at = uneven_slot(op, type, len);
+				count = uneven_count(len, type);
+				reference(op, type, want + at, o + at, count);
+				if (me == 0)
+					continue;
+				RMAWIN_TEST_TRY(4, op == RMAWIN_SUM ?
+					rmawin_get_accumulate(win, o + at, res + at, count, type,
+							      0, at, op) :
+					rmawin_accumulate(win, o + at, count, type, 0, at, op));
+			}
+	RMAWIN_TEST_TRY(5, rmawin_fence(win, 0));
+	/* rank 1: the previous values; rank 0: the whole window, between slots too */
+	for (type = 0; me == 1 && type < RMAWIN_FLOAT; type++)
+		for (len = 0; len < UNEVEN_LENS; len++) {
+			at = uneven_slot(RMAWIN_SUM, type, len);
+			count = uneven_count(len, type);
+			if (memcmp(res + at, mem + at, count * type_size[type])) {
+				RMAWIN_TEST_MSG("type %d, %zu elements: previous values differ",
+						type, count);
+				return 6;
+			}
+		}
+	for (i = 0; me == 0 && i < size; i++)
+		if (mem[i] != want[i]) {
+			RMAWIN_TEST_MSG("window byte %zu (op %zu type %zu): %#x, want %#x", i,
+					i / UNEVEN_SLOT / UNEVEN_LENS / RMAWIN_FLOAT,
+					i / UNEVEN_SLOT / UNEVEN_LENS % RMAWIN_FLOAT, mem[i], want[i]);
+			return 7;
+		}
+	RMAWIN_TEST_TRY(8, rmawin_win_free(win));
+	free(mem);
+	free(o);
+	free(want);
+	free(res);
+	return 0;
+}
+
+TEST_F(path, integers_at_uneven_lengths_and_offsets_against_reference)
+{
+	EXPECT_EQ(2, rmawin_test_run_eps(_metadata, 2, uneven_rank, NULL, 60));
+	EXPECT_EQ(0, rmawin_stat("reqs"));
+}
+
 /* Argument checks of the accumulate family, with exact errnos. */
 static int args_rank(struct rmawin_ep *ep, void *arg)
 {
