@@ -215,7 +215,7 @@ static bool rmawin_acc_room(struct rmawin_peer *peer)
 /* Bytes of each of @req's fragments but the last: chunks through an inbox */
 static u32 rmawin_acc_frag(const struct rmawin_req *req)
 {
-	return req->acc.bulk ? RMAWIN_BULK_CHUNK : RMAWIN_ACC_FRAG;
+	return req->acc.bulk ? rmawin_bulk_chunk(req->win->ep->group->nranks) : RMAWIN_ACC_FRAG;
 }
 
 /*

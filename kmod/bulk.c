@@ -5,31 +5,34 @@
  * The target's kernel applies an accumulate wherever the elements are in
  * its memory, and a control message holds only RMAWIN_ACC_FRAG bytes of
  * them (acc.c).  An accumulate or get_accumulate of at least acc_bulk_min
- * bytes travels instead in chunks of RMAWIN_BULK_CHUNK bytes: each an
- * RDMA WRITE into this origin's chunk of the target's *inbox* (none for
- * NO_OP), then an ACC_BULK message on the same queue pair, which the
- * target therefore handles after the data is there, and answers as it
- * answers a fragment.  A get_accumulate's target leaves the previous
- * values in the same chunk, and the origin reads them with an RDMA READ
- * once answered.  A 64 KiB accumulate is 8 writes and 8 messages each way
- * instead of 147 fragments.
+ * bytes travels instead in chunks of rmawin_bulk_chunk() bytes (64 KiB in
+ * groups of up to 8 ranks, less in larger ones): each an RDMA WRITE from
+ * the target's chunk of this origin's *outbox* into this origin's chunk of
+ * the target's *inbox* (none for NO_OP), then an ACC_BULK message on the
+ * same queue pair, which the target therefore handles after the data is
+ * there, and answers as it answers a fragment.  A get_accumulate's target
+ * leaves the previous values in the same chunk, and the origin reads them
+ * back into its outbox with an RDMA READ once answered.  A 64 KiB
+ * accumulate is one write and one message each way instead of 147
+ * fragments.
  *
  * One chunk per origin and target is in flight at a time: the inbox chunk
- * is the origin's alone, and it writes there again only once the target
- * answered (it is done with it), its own write or read completed (the
- * device is done with the bounce buffer) and it copied the previous values
- * out.
+ * and the outbox chunk are that pair's alone, and the origin writes there
+ * again only once the target answered (it is done with its inbox chunk),
+ * its own write or read completed (the device is done with the outbox
+ * chunk) and it copied the previous values out.
  *
- * The inbox: one chunk per rank, kernel pages charged to the process,
- * registered for remote reads and writes with the group's first window
- * and told of in every window descriptor (desc.c).  A group of more than
- * RMAWIN_BULK_MAX_RANKS ranks, or one the device cannot map in one region,
- * has none: its accumulates take the fragments.  A member can write and
- * read any chunk of an inbox (one key covers it): it can change what
- * another member's accumulate adds to our window while it is in flight,
- * and see elements on their way to or from our windows, no more than it
- * could do to the windows themselves (security.rst).  What the target
- * reads from the inbox are elements, never lengths or offsets.
+ * Inbox and outbox: one chunk per rank each, kernel pages charged to the
+ * process, made with the group's first window; the inbox registered for
+ * remote reads and writes and told of in every window descriptor
+ * (desc.c), the outbox for the device's local writes only.  A group of
+ * more than RMAWIN_BULK_MAX_RANKS ranks, or one the device cannot map in
+ * one region, has neither: its accumulates take the fragments.  A member
+ * can write and read any chunk of an inbox (one key covers it): it can
+ * change what another member's accumulate adds to our window while it is
+ * in flight, and see elements on their way to or from our windows, no
+ * more than it could do to the windows themselves (security.rst).  What
+ * the target reads from the inbox are elements, never lengths or offsets.
  */
 #include <linux/slab.h>
 #include <linux/mm.h>
@@ -43,47 +46,37 @@ module_param(acc_bulk_min, uint, 0644);
 MODULE_PARM_DESC(acc_bulk_min,
 		 "Plain accumulates of this many bytes or more go through the target's inbox (0: none)");
 
-/**
- * rmawin_inbox_setup() - make the group's inbox, if it has none yet
- * @grp: the group, every peer connected
- *
- * Context: process context, in a collective call; sleeps.
- * Return: 0 (also for a group that has no inbox), or -ENOMEM, or the
- * registration's error.
+/*
+ * Make @buf: @npages zeroed kernel pages charged to the process, mapped
+ * for the kernel and the device, in one region registered for @access.
  */
-int rmawin_inbox_setup(struct rmawin_group *grp)
+static int rmawin_kbuf_setup(struct rmawin_group *grp, struct rmawin_inbox *buf, u32 npages,
+			     int access)
 {
-	struct rmawin_inbox *in = &grp->inbox;
 	struct rmawin_ep *ep = grp->ep;
-	u32 npages = grp->nranks * (RMAWIN_BULK_CHUNK >> PAGE_SHIFT), i;
 	struct ib_mr *mr;
 	int ret, nents;
+	u32 i;
 
-	BUILD_BUG_ON(RMAWIN_BULK_CHUNK % PAGE_SIZE || RMAWIN_BULK_CHUNK > RMAWIN_BOUNCE_SIZE);
-	if (in->mr || grp->nranks < 2 || grp->nranks > RMAWIN_BULK_MAX_RANKS ||
-	    npages > rmawin_chunk_pages(ep))
-		return 0;
-	in->pages = kvcalloc(npages, sizeof(*in->pages), GFP_KERNEL_ACCOUNT);
-	if (!in->pages)
+	buf->pages = kvcalloc(npages, sizeof(*buf->pages), GFP_KERNEL_ACCOUNT);
+	if (!buf->pages)
 		return -ENOMEM;
 	for (i = 0; i < npages; i++) {
-		in->pages[i] = alloc_page(GFP_KERNEL_ACCOUNT | __GFP_ZERO);
-		if (!in->pages[i])
-			goto err_nomem;
-		in->npages = i + 1;
+		buf->pages[i] = alloc_page(GFP_KERNEL_ACCOUNT | __GFP_ZERO);
+		if (!buf->pages[i])
+			return -ENOMEM;
+		buf->npages = i + 1;
 	}
-	in->va = vmap(in->pages, npages, VM_MAP, PAGE_KERNEL);
-	if (!in->va)
-		goto err_nomem;
-	ret = sg_alloc_table_from_pages(&in->sgt, in->pages, npages, 0,
+	buf->va = vmap(buf->pages, npages, VM_MAP, PAGE_KERNEL);
+	if (!buf->va)
+		return -ENOMEM;
+	ret = sg_alloc_table_from_pages(&buf->sgt, buf->pages, npages, 0,
 					(unsigned long)npages << PAGE_SHIFT, GFP_KERNEL_ACCOUNT);
 	if (ret)
-		goto err;
-	ret = ib_dma_map_sgtable_attrs(grp->ibdev, &in->sgt, DMA_BIDIRECTIONAL, 0);
-	if (ret) {
-		sg_free_table(&in->sgt);
-		goto err;
-	}
+		return ret;
+	ret = ib_dma_map_sgtable_attrs(grp->ibdev, &buf->sgt, DMA_BIDIRECTIONAL, 0);
+	if (ret)
+		goto err_sgt;
 	mr = ib_alloc_mr(ep->pd, IB_MR_TYPE_MEM_REG, rmawin_mr_entries(ep));
 	if (IS_ERR(mr)) {
 		ret = PTR_ERR(mr);
@@ -92,56 +85,86 @@ int rmawin_inbox_setup(struct rmawin_group *grp)
 	atomic_inc(&rmawin_stats.mrs);
 	/* the key byte of the rkey is ours to choose: make it unpredictable */
 	ib_update_fast_reg_key(mr, get_random_u8());
-	nents = ib_map_mr_sg(mr, in->sgt.sgl, in->sgt.nents, NULL, PAGE_SIZE);
-	ret = nents == in->sgt.nents ? 0 : nents < 0 ? nents : -EINVAL;
+	nents = ib_map_mr_sg(mr, buf->sgt.sgl, buf->sgt.nents, NULL, PAGE_SIZE);
+	ret = nents == buf->sgt.nents ? 0 : nents < 0 ? nents : -EINVAL;
 	if (!ret)
-		ret = rmawin_reg_mrs(grp, &mr, 1, IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
-				     IB_ACCESS_REMOTE_READ);
+		ret = rmawin_reg_mrs(grp, &mr, 1, access);
 	if (ret) {
 		ib_dereg_mr(mr);
 		atomic_dec(&rmawin_stats.mrs);
 		goto err_unmap;
 	}
-	/* the chunks before the region: a message finds them once it finds it */
-	smp_store_release(&in->mr, mr);
+	/* the pages before the region: a message finds them once it finds it */
+	smp_store_release(&buf->mr, mr);
 	return 0;
 
-err_nomem:
-	ret = -ENOMEM;
-	goto err;
 err_unmap:
-	ib_dma_unmap_sgtable_attrs(grp->ibdev, &in->sgt, DMA_BIDIRECTIONAL, 0);
-	sg_free_table(&in->sgt);
-err:
-	rmawin_inbox_free(grp);
+	ib_dma_unmap_sgtable_attrs(grp->ibdev, &buf->sgt, DMA_BIDIRECTIONAL, 0);
+err_sgt:
+	sg_free_table(&buf->sgt);
+	memset(&buf->sgt, 0, sizeof(buf->sgt));
+	return ret;
+}
+
+/* Let go of @buf, whatever rmawin_kbuf_setup() made of it. */
+static void rmawin_kbuf_free(struct rmawin_group *grp, struct rmawin_inbox *buf)
+{
+	u32 i;
+
+	if (buf->mr) {
+		ib_dereg_mr(buf->mr);
+		atomic_dec(&rmawin_stats.mrs);
+		ib_dma_unmap_sgtable_attrs(grp->ibdev, &buf->sgt, DMA_BIDIRECTIONAL, 0);
+		buf->mr = NULL;
+	}
+	sg_free_table(&buf->sgt);
+	memset(&buf->sgt, 0, sizeof(buf->sgt));
+	if (buf->va)
+		vunmap(buf->va);
+	buf->va = NULL;
+	for (i = 0; i < buf->npages; i++)
+		__free_page(buf->pages[i]);
+	kvfree(buf->pages);
+	buf->pages = NULL;
+	buf->npages = 0;
+}
+
+/**
+ * rmawin_inbox_setup() - make the group's inbox and outbox, if it has none
+ * @grp: the group, every peer connected
+ *
+ * Context: process context, in a collective call; sleeps.
+ * Return: 0 (also for a group that has no inbox), or -ENOMEM, or the
+ * registration's error.
+ */
+int rmawin_inbox_setup(struct rmawin_group *grp)
+{
+	u32 npages = grp->nranks * (rmawin_bulk_chunk(grp->nranks) >> PAGE_SHIFT);
+	int ret;
+
+	BUILD_BUG_ON(RMAWIN_BULK_CHUNK_MIN % PAGE_SIZE);
+	if (grp->inbox.mr || grp->nranks < 2 || grp->nranks > RMAWIN_BULK_MAX_RANKS ||
+	    npages > rmawin_chunk_pages(grp->ep))
+		return 0;
+	/* the outbox first: an inbox (what the descriptors tell of) means both */
+	ret = rmawin_kbuf_setup(grp, &grp->outbox, npages, IB_ACCESS_LOCAL_WRITE);
+	if (!ret)
+		ret = rmawin_kbuf_setup(grp, &grp->inbox, npages, IB_ACCESS_LOCAL_WRITE |
+					IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_READ);
+	if (ret)
+		rmawin_inbox_free(grp);
 	return ret;
 }
 
 /**
- * rmawin_inbox_free() - let go of the group's inbox
- * @grp: the group, whose queue pairs are gone (nothing writes it any more)
- *	or whose inbox was never registered
+ * rmawin_inbox_free() - let go of the group's inbox and outbox
+ * @grp: the group, whose queue pairs are gone (nothing writes them any
+ *	more) or whose inbox was never registered
  */
 void rmawin_inbox_free(struct rmawin_group *grp)
 {
-	struct rmawin_inbox *in = &grp->inbox;
-	u32 i;
-
-	if (in->mr) {
-		ib_dereg_mr(in->mr);
-		atomic_dec(&rmawin_stats.mrs);
-		ib_dma_unmap_sgtable_attrs(grp->ibdev, &in->sgt, DMA_BIDIRECTIONAL, 0);
-		sg_free_table(&in->sgt);
-		in->mr = NULL;
-	}
-	if (in->va)
-		vunmap(in->va);
-	in->va = NULL;
-	for (i = 0; i < in->npages; i++)
-		__free_page(in->pages[i]);
-	kvfree(in->pages);
-	in->pages = NULL;
-	in->npages = 0;
+	rmawin_kbuf_free(grp, &grp->inbox);
+	rmawin_kbuf_free(grp, &grp->outbox);
 }
 
 /**
@@ -151,14 +174,16 @@ void rmawin_inbox_free(struct rmawin_group *grp)
  *
  * Return: true for an accumulate or get_accumulate of at least
  * acc_bulk_min bytes (the module parameter, RMAWIN_BULK_MIN unless set; 0:
- * never) to a peer whose descriptor of the window tells of an inbox.
+ * never) to a peer whose descriptor of the window tells of an inbox, when
+ * we have an outbox (a peer's device may map more pages than ours).
  */
 bool rmawin_bulk_wanted(const struct rmawin_op_desc *op, const struct rmawin_target *t)
 {
 	u32 min = READ_ONCE(acc_bulk_min);
 
 	return (op->opcode == RMAWIN_OP_ACC || op->opcode == RMAWIN_OP_GET_ACC) && min &&
-	       op->len >= min && !t->epoch && t->remote && t->remote->has_inbox;
+	       op->len >= min && !t->epoch && t->remote && t->remote->has_inbox &&
+	       t->win->ep->group->outbox.mr;
 }
 
 /* Our write to or read from a peer's inbox completed. */
@@ -166,9 +191,6 @@ static void rmawin_bulk_rdma_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct rmawin_peer *peer = container_of(wc->wr_cqe, struct rmawin_peer, bulk.cqe);
 
-	/* a write's bounce buffer is free again; a read's waits for its copy */
-	if (!peer->bulk.read)
-		rmawin_bounce_put(peer->grp, peer->bulk.slot);
 	atomic_dec(&peer->sq_data);
 	/* the QP is in error now: the request fails with the peer */
 	if (wc->status != IB_WC_SUCCESS)
@@ -190,10 +212,42 @@ static bool rmawin_bulk_idle(struct rmawin_peer *peer)
 }
 
 /*
+ * Hand bytes [@start, @start + @len) of @buf to the CPU (@cpu) or back to
+ * the device, for a device whose DMA is not coherent (a software device's
+ * is no DMA).
+ */
+static void rmawin_kbuf_sync(struct rmawin_group *grp, struct rmawin_inbox *buf, u64 start,
+			     u32 len, bool cpu)
+{
+	u64 end = start + len, pos = 0, from, to;
+	struct scatterlist *sg;
+	dma_addr_t addr;
+	unsigned int i;
+
+	/* no walk of the list on every chunk for syncs that do nothing */
+	if (ib_uses_virt_dma(grp->ibdev))
+		return;
+	for_each_sgtable_dma_sg(&buf->sgt, sg, i) {
+		from = max(start, pos);
+		to = min(end, pos + sg_dma_len(sg));
+		addr = sg_dma_address(sg) + (from - pos);
+		pos += sg_dma_len(sg);
+		if (from >= to)
+			continue;
+		if (cpu)
+			ib_dma_sync_single_for_cpu(grp->ibdev, addr, to - from, DMA_BIDIRECTIONAL);
+		else
+			ib_dma_sync_single_for_device(grp->ibdev, addr, to - from,
+						      DMA_BIDIRECTIONAL);
+		if (pos >= end)
+			break;
+	}
+}
+
+/*
  * Write (@read false) or read bytes [0, @n) of our chunk of the peer's
- * inbox from or into a bounce buffer; return the buffer's slot.  A write's
- * buffer is filled from @req's chunk at @done and given back when the write
- * completes, a read's is the caller's to copy out and give back.
+ * inbox from or into the peer's chunk of our outbox.  A write's bytes are
+ * @req's at @done; a read's are the caller's to copy out once complete.
  */
 static int rmawin_bulk_rdma(struct rmawin_req *req, const struct rmawin_target *t,
 			    u64 done, u32 n, bool read)
@@ -201,45 +255,39 @@ static int rmawin_bulk_rdma(struct rmawin_req *req, const struct rmawin_target *
 	struct rmawin_ep *ep = req->win->ep;
 	struct rmawin_group *grp = ep->group;
 	struct rmawin_peer *peer = req->peer;
+	u32 chunk = rmawin_bulk_chunk(grp->nranks);
+	u64 at = (u64)peer->rank * chunk;
 	struct ib_rdma_wr wr = {};
 	struct ib_sge sge;
-	int slot, ret;
+	int ret;
 
 	if (rmawin_wait_event(ep, rmawin_bulk_idle(peer)))
 		return -EINTR;
 	if (rmawin_peer_gone(peer))
 		return peer->error ?: -ECONNRESET;
-	slot = rmawin_bounce_take(ep, peer);
-	if (slot < 0)
-		return slot;
 	if (!read) {
-		memcpy(grp->bounce_mem[slot], req->acc.data + done, n);
-		ib_dma_sync_single_for_device(grp->ibdev, grp->bounce_dma[slot], n,
-					      DMA_TO_DEVICE);
+		memcpy(grp->outbox.va + at, req->acc.data + done, n);
+		rmawin_kbuf_sync(grp, &grp->outbox, at, n, false);
 	}
-	sge.addr = grp->bounce_dma[slot];
+	sge.addr = grp->outbox.mr->iova + at;
 	sge.length = n;
-	sge.lkey = ep->pd->local_dma_lkey;
+	sge.lkey = grp->outbox.mr->lkey;
 	wr.wr.opcode = read ? IB_WR_RDMA_READ : IB_WR_RDMA_WRITE;
 	wr.wr.send_flags = IB_SEND_SIGNALED;
 	wr.wr.wr_cqe = &peer->bulk.cqe;
 	wr.wr.sg_list = &sge;
 	wr.wr.num_sge = 1;
-	wr.remote_addr = t->remote->inbox + (u64)grp->rank * RMAWIN_BULK_CHUNK;
+	wr.remote_addr = t->remote->inbox + (u64)grp->rank * chunk;
 	wr.rkey = t->remote->inbox_rkey;
 	peer->bulk.cqe.done = rmawin_bulk_rdma_done;
-	peer->bulk.slot = slot;
-	peer->bulk.read = read;
 	WRITE_ONCE(peer->bulk.busy, true);
 	atomic_inc(&peer->sq_data);
 	ret = rmawin_post_send(peer->qp, &wr.wr, false);
 	if (ret) {
 		atomic_dec(&peer->sq_data);
 		WRITE_ONCE(peer->bulk.busy, false);
-		rmawin_bounce_put(grp, slot);
-		return ret;
 	}
-	return slot;
+	return ret;
 }
 
 /*
@@ -252,30 +300,27 @@ static int rmawin_bulk_fetch(struct rmawin_req *req, const struct rmawin_target 
 	struct rmawin_ep *ep = req->win->ep;
 	struct rmawin_group *grp = ep->group;
 	struct rmawin_peer *peer = req->peer;
-	int slot, ret = 0;
+	u64 at = (u64)peer->rank * rmawin_bulk_chunk(grp->nranks);
+	int ret;
 
-	slot = rmawin_bulk_rdma(req, t, done, n, true);
-	if (slot < 0)
-		return slot;
+	ret = rmawin_bulk_rdma(req, t, done, n, true);
+	if (ret)
+		return ret;
 	/*
-	 * The buffer is ours again once the read completed: the device
+	 * The outbox chunk is ours again once the read completed: the device
 	 * completes it, or the peer's failure flushes it within the
 	 * transport's retry time.  A fatal signal stops waiting for the
 	 * network, not for that.
 	 */
 	if (rmawin_wait_event(ep, !READ_ONCE(peer->bulk.busy))) {
 		wait_event(ep->wq, !READ_ONCE(peer->bulk.busy));
-		ret = -EINTR;
+		return -EINTR;
 	}
-	if (!ret && rmawin_peer_gone(peer))
-		ret = peer->error ?: -ECONNRESET;
-	if (!ret) {
-		ib_dma_sync_single_for_cpu(grp->ibdev, grp->bounce_dma[slot], n,
-					   DMA_FROM_DEVICE);
-		memcpy(req->acc.result + done, grp->bounce_mem[slot], n);
-	}
-	rmawin_bounce_put(grp, slot);
-	return ret;
+	if (rmawin_peer_gone(peer))
+		return peer->error ?: -ECONNRESET;
+	rmawin_kbuf_sync(grp, &grp->outbox, at, n, true);
+	memcpy(req->acc.result + done, grp->outbox.va + at, n);
+	return 0;
 }
 
 /**
@@ -285,7 +330,7 @@ static int rmawin_bulk_fetch(struct rmawin_req *req, const struct rmawin_target 
  * @m: a message buffer, its window, op and type filled in
  *
  * Context: process context, endpoint lock held; sleeps for the chunk ahead
- * of each one, for a bounce buffer and for room in the send queue; a
+ * of each one and for room in the send queue; a
  * get_accumulate's for each chunk's answer and previous values.
  * Return: 0 or a negative errno; the request then completes with it.
  */
@@ -294,16 +339,16 @@ int rmawin_bulk_issue(struct rmawin_req *req, const struct rmawin_target *t,
 {
 	struct rmawin_peer *peer = req->peer;
 	struct rmawin_ep *ep = req->win->ep;
+	u32 chunk = rmawin_bulk_chunk(ep->group->nranks), n;
 	u64 done;
-	u32 n;
 	int ret = 0;
 
 	req->acc.bulk = true;
 	for (done = 0; done < req->len && !ret; done += n) {
-		n = min_t(u64, req->len - done, RMAWIN_BULK_CHUNK);
+		n = min_t(u64, req->len - done, chunk);
 		/* NO_OP: nothing to write, the target only reads the window */
 		ret = m->acc_op == RMAWIN_ACC_NO_OP ? 0 : rmawin_bulk_rdma(req, t, done, n, false);
-		if (ret < 0)
+		if (ret)
 			break;
 		m->offset = cpu_to_le64(t->off + done);
 		m->len = cpu_to_le32(n);
@@ -337,40 +382,9 @@ void rmawin_bulk_answered(struct rmawin_peer *peer)
 	WRITE_ONCE(peer->bulk.answering, false);
 }
 
-/*
- * Hand @rank's chunk of our inbox to the CPU (@cpu) or back to the device,
- * for a device whose DMA is not coherent (a software device's is no DMA).
- */
-static void rmawin_inbox_sync(struct rmawin_group *grp, u32 rank, bool cpu)
-{
-	u64 start = (u64)rank * RMAWIN_BULK_CHUNK, end = start + RMAWIN_BULK_CHUNK;
-	struct scatterlist *sg;
-	u64 pos = 0, from, to;
-	dma_addr_t addr;
-	unsigned int i;
-
-	/* no walk of the list on every chunk for syncs that do nothing */
-	if (ib_uses_virt_dma(grp->ibdev))
-		return;
-	for_each_sgtable_dma_sg(&grp->inbox.sgt, sg, i) {
-		from = max(start, pos);
-		to = min(end, pos + sg_dma_len(sg));
-		addr = sg_dma_address(sg) + (from - pos);
-		pos += sg_dma_len(sg);
-		if (from >= to)
-			continue;
-		if (cpu)
-			ib_dma_sync_single_for_cpu(grp->ibdev, addr, to - from, DMA_BIDIRECTIONAL);
-		else
-			ib_dma_sync_single_for_device(grp->ibdev, addr, to - from,
-						      DMA_BIDIRECTIONAL);
-		if (pos >= end)
-			break;
-	}
-}
-
 /* Is @m a chunk an honest origin could send us?  The window is @win. */
-static bool rmawin_bulk_msg_ok(const struct rmawin_wire_acc *m, const struct rmawin_win *win)
+static bool rmawin_bulk_msg_ok(const struct rmawin_wire_acc *m, const struct rmawin_win *win,
+			       u32 chunk)
 {
 	u32 n = le32_to_cpu(m->len), size = rmawin_acc_size(m->datatype);
 	u64 off = le64_to_cpu(m->offset), end;
@@ -378,7 +392,7 @@ static bool rmawin_bulk_msg_ok(const struct rmawin_wire_acc *m, const struct rma
 	if ((m->opcode != RMAWIN_OP_ACC && m->opcode != RMAWIN_OP_GET_ACC) || m->epoch ||
 	    !rmawin_acc_valid(m->acc_op, m->datatype))
 		return false;
-	if (!n || n > RMAWIN_BULK_CHUNK || n % size || le32_to_cpu(m->res_off) % RMAWIN_BULK_CHUNK)
+	if (!n || n > chunk || n % size || le32_to_cpu(m->res_off) % chunk)
 		return false;
 	return !check_add_overflow(off, (u64)n, &end) && end <= win->length;
 }
@@ -408,18 +422,19 @@ int rmawin_acc_bulk_recv(struct rmawin_peer *peer, u32 id, const void *p, u16 le
 	u64 old[RMAWIN_ACC_FRAG / sizeof(u64)];
 	u8 *data;
 	struct rmawin_win *win;
-	u32 n = le32_to_cpu(m->len), k, done;
+	u32 n = le32_to_cpu(m->len), chunk = rmawin_bulk_chunk(grp->nranks), k, done;
+	u64 at = (u64)peer->rank * chunk;
 	bool ok;
 
 	/* a chunk before our descriptor told of the inbox: nobody honest sends it */
 	if (!smp_load_acquire(&grp->inbox.mr))
 		return -EPROTO;
-	data = grp->inbox.va + (size_t)peer->rank * RMAWIN_BULK_CHUNK;
+	data = grp->inbox.va + at;
 	xa_lock_bh(&ep->wins);
 	win = xa_load(&ep->wins, le32_to_cpu(m->win));
-	ok = win && rmawin_bulk_msg_ok(m, win);
+	ok = win && rmawin_bulk_msg_ok(m, win, chunk);
 	if (ok)
-		rmawin_inbox_sync(grp, peer->rank, true);
+		rmawin_kbuf_sync(grp, &grp->inbox, at, n, true);
 	for (done = 0; ok && done < n; done += k) {
 		k = min_t(u32, n - done, RMAWIN_ACC_FRAG);
 		rmawin_acc_apply_win(win, m->opcode, m->acc_op, m->datatype,
@@ -429,7 +444,7 @@ int rmawin_acc_bulk_recv(struct rmawin_peer *peer, u32 id, const void *p, u16 le
 			memcpy(data + done, old, k);
 	}
 	if (ok)
-		rmawin_inbox_sync(grp, peer->rank, false);
+		rmawin_kbuf_sync(grp, &grp->inbox, at, n, false);
 	xa_unlock_bh(&ep->wins);
 	if (!ok)
 		return -EPROTO;

@@ -275,20 +275,22 @@ void rmawin_ep_wake(struct rmawin_ep *ep, struct rmawin_win *win);
 #define RMAWIN_ACC_INLINE	16
 /*
  * Plain accumulates of at least RMAWIN_BULK_MIN bytes go through the
- * target's inbox (bulk.c), RMAWIN_BULK_CHUNK bytes at a time, in groups of
- * at most RMAWIN_BULK_MAX_RANKS ranks (the inbox has a chunk per rank).
+ * target's inbox (bulk.c), rmawin_bulk_chunk() bytes at a time, in groups
+ * of at most RMAWIN_BULK_MAX_RANKS ranks (the inbox has a chunk per rank).
  */
 #define RMAWIN_BULK_MIN		2048
 #define RMAWIN_BULK_MAX_RANKS	128
 
 /**
- * struct rmawin_inbox - where the peers' large accumulates land (bulk.c)
- * @pages: the pages, a chunk (RMAWIN_BULK_CHUNK bytes) per rank, charged
+ * struct rmawin_inbox - a group's inbox, where the peers' large accumulates
+ *	land, or its outbox, whence ours go to theirs (bulk.c)
+ * @pages: the pages, a chunk (rmawin_bulk_chunk() bytes) per rank, charged
  *	to the process
  * @npages: how many
  * @va: them, mapped contiguously for the kernel
  * @sgt: them, DMA-mapped
- * @mr: their region, registered for remote writes; NULL: no inbox
+ * @mr: their region, registered (for remote writes and reads: the inbox;
+ *	for the device's local writes: the outbox); NULL: none
  */
 struct rmawin_inbox {
 	struct page **pages;
@@ -301,16 +303,12 @@ struct rmawin_inbox {
 /**
  * struct rmawin_bulk - our chunk in flight to one peer's inbox (bulk.c)
  * @cqe: the completion of its RDMA WRITE, or of the RDMA READ of the
- *	previous values
- * @slot: the bounce buffer written from or read into
- * @read: the work request is the READ
+ *	previous values (from and into the peer's chunk of our outbox)
  * @busy: the work request is not complete yet
  * @answering: its ACC_BULK message is not answered yet
  */
 struct rmawin_bulk {
 	struct ib_cqe cqe;
-	int slot;
-	bool read;
 	bool busy;
 	bool answering;
 };
@@ -533,7 +531,7 @@ struct rmawin_win {
  *	answers in order), under the group's acc_reqs lock
  * @acc.nic: through the device's atomics (atomic.c), not the target's CPU
  * @acc.bulk: through the target's inbox (bulk.c): its fragments are
- *	chunks of RMAWIN_BULK_CHUNK bytes, each answered
+ *	chunks of rmawin_bulk_chunk() bytes, each answered
  * @acc.slot: atomics: the bounce buffer the previous values land in (each
  *	lane's 8 bytes at its index), or -1
  * @acc.one: atomics: the lane of an operation on one word, and of one whose
@@ -852,6 +850,7 @@ struct rmawin_rcache {
  * @self_guess: rmawin_peer.nic_guess for @self_qp
  * @inbox: where the peers' large accumulates land, made with the first
  *	window
+ * @outbox: whence ours go to the peers' inboxes, made with @inbox
  */
 struct rmawin_group {
 	struct rmawin_ep *ep;
@@ -892,6 +891,7 @@ struct rmawin_group {
 	struct rmawin_nic_last self_last;
 	struct rmawin_nic_guess self_guess;
 	struct rmawin_inbox inbox;
+	struct rmawin_inbox outbox;
 };
 
 /**

@@ -142,7 +142,7 @@ struct rmawin_wire_group_addr {
 
 /* ---- Control messages ------------------------------------------------- */
 
-#define RMAWIN_WIRE_VERSION	6
+#define RMAWIN_WIRE_VERSION	7
 /* Bytes per control message buffer, header included. */
 #define RMAWIN_CTRL_SIZE	512
 
@@ -241,7 +241,7 @@ struct rmawin_wire_mr {
  * @inbox_rkey: with RMAWIN_WIRE_DESC_INBOX, the remote key of the owner's
  *	inbox (bulk.c), else 0
  * @inbox: with RMAWIN_WIRE_DESC_INBOX, where the inbox starts, as the
- *	owner's device knows it (rank r's chunk RMAWIN_BULK_CHUNK * r bytes
+ *	owner's device knows it (rank r's chunk rmawin_bulk_chunk() * r bytes
  *	on), else 0
  * @mr: @count regions
  *
@@ -271,8 +271,24 @@ struct rmawin_wire_desc {
 
 /* Data bytes per accumulate fragment: whole elements of any type. */
 #define RMAWIN_ACC_FRAG		448
-/* Bytes of one rank's chunk of an inbox (bulk.c): whole pages */
-#define RMAWIN_BULK_CHUNK	8192
+/*
+ * Bytes of one rank's chunk of an inbox (bulk.c), whole pages: the most,
+ * halved while the inbox of a group of @nranks would hold more than
+ * RMAWIN_BULK_INBOX bytes, down to the least.  Both ends of a connection
+ * know the group's size, so both know the chunk.
+ */
+#define RMAWIN_BULK_CHUNK_MAX	65536
+#define RMAWIN_BULK_CHUNK_MIN	8192
+#define RMAWIN_BULK_INBOX	524288
+
+static inline __u32 rmawin_bulk_chunk(__u32 nranks)
+{
+	__u32 chunk = RMAWIN_BULK_CHUNK_MAX;
+
+	while (chunk > RMAWIN_BULK_CHUNK_MIN && (__u64)chunk * nranks > RMAWIN_BULK_INBOX)
+		chunk /= 2;
+	return chunk;
+}
 
 /**
  * struct rmawin_wire_acc - RMAWIN_MSG_ACC, one fragment

@@ -16,6 +16,7 @@
 #include <rmawin.h>
 
 #include "rmawin_test.h"
+#include "../../kmod/wire.h"	/* rmawin_bulk_chunk() */
 
 /* Every test on both of the library's paths: path.ring.NAME and path.no_ring.NAME */
 RMAWIN_TEST_PATHS(path);
@@ -119,10 +120,9 @@ TEST_F(path, accumulate_double_sum_all_to_all)
 
 /* ---- a large accumulate: answered in runs of fragments ---- */
 
-#define BIG_N		8229	/* int64s: 147 fragments, 9 chunks (the last one short) */
+#define BIG_N		8229	/* int64s: 147 fragments, 2 chunks of 64 KiB (the last short) */
 #define FRAG_BYTES	448	/* kmod's RMAWIN_ACC_FRAG */
 #define ANSWER_EVERY	16	/* kmod's RMAWIN_ACC_ANSWER_EVERY */
-#define CHUNK_BYTES	8192	/* kmod's RMAWIN_BULK_CHUNK */
 #define BULK_MIN	"/sys/module/rmawin/parameters/acc_bulk_min"
 
 struct big_acc {
@@ -219,7 +219,8 @@ static void big_acc_case(struct __test_metadata *_metadata, int n, bool bulk)
 	struct big_acc *sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
 				  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	int frags = (BIG_N * 8 + FRAG_BYTES - 1) / FRAG_BYTES;
-	long replies = bulk ? (BIG_N * 8 + CHUNK_BYTES - 1) / CHUNK_BYTES :
+	long chunk = rmawin_bulk_chunk(n);
+	long replies = bulk ? (BIG_N * 8 + chunk - 1) / chunk :
 			      (frags + ANSWER_EVERY - 1) / ANSWER_EVERY;
 	long was = rmawin_test_read_long(BULK_MIN);
 
@@ -231,9 +232,10 @@ static void big_acc_case(struct __test_metadata *_metadata, int n, bool bulk)
 	ASSERT_LE(0, sh->msgs[0]) TH_LOG("no counter ctrl_msgs");
 	/*
 	 * The phases differ by one accumulate from each other rank: one
-	 * fragment (answered) against 65 832 bytes: 9 chunks through the
-	 * inbox, each answered, or 147 fragments answered in runs of 16 (10
-	 * replies, not 147).  The data is checked by the ranks.
+	 * fragment (answered) against 65 832 bytes: 2 chunks through the
+	 * inbox (64 KiB in groups this small), each answered, or 147
+	 * fragments answered in runs of 16 (10 replies, not 147).  The data
+	 * is checked by the ranks.
 	 */
 	EXPECT_EQ((n - 1) * (replies - 1), sh->msgs[1] - sh->msgs[0])
 		TH_LOG("rank 0 sent %ld and %ld control messages", sh->msgs[0], sh->msgs[1]);

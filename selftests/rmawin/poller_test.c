@@ -442,7 +442,7 @@ TEST(doorbell_that_wakes_the_poller_clears_need_wakeup)
 
 /* ---- a long accumulate holds no other process's ring ----------------------- */
 
-#define LA_N		16384	/* int32s: 64 KiB, 8 inbox chunks */
+#define LA_N		131072	/* int32s: 512 KiB, 8 inbox chunks of 64 KiB */
 #define LA_PUTS		100
 #define LA_DELAY_MS	200	/* each control message handled this late */
 
@@ -471,7 +471,7 @@ static void la_meet(int *count, int n)
 /*
  * Processes 0 and 1 are group A, 2 and 3 group B, all of one user and
  * cgroup: one poller consumes their rings.  Once every message is handled
- * LA_DELAY_MS late, A's rank 0 accumulates 64 KiB into A's rank 1 (8
+ * LA_DELAY_MS late, A's rank 0 accumulates 512 KiB into A's rank 1 (8
  * chunks, each answered before the next goes: 3.2 s), and then B's rank 0
  * puts LA_PUTS times into B's rank 1 through its ring and flushes: done
  * while at most 2 chunks of A's are in place, so not behind it in the

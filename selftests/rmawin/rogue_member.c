@@ -292,7 +292,7 @@ static void fill_bulk_long(uint8_t *p)
 	struct rmawin_wire_acc *a = (void *)p;
 
 	fill_bulk(p);
-	a->len = htole32(RMAWIN_BULK_CHUNK + 8);	/* more than the inbox holds for us */
+	a->len = htole32(RMAWIN_BULK_CHUNK_MAX + 8);	/* more than the inbox holds for us */
 }
 
 static void fill_reply(uint8_t *p)
