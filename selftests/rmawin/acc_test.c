@@ -227,7 +227,7 @@ static void big_acc_case(struct __test_metadata *_metadata, int n, bool bulk)
 	ASSERT_NE(MAP_FAILED, sh);
 	ASSERT_LT(0, was) TH_LOG("no module parameter acc_bulk_min, or it is 0");
 	ASSERT_EQ(0, rmawin_test_write_long(BULK_MIN, bulk ? was : 0));
-	EXPECT_EQ(n, rmawin_test_run_eps(_metadata, n, big_acc_rank, sh, 60));
+	EXPECT_EQ(n, rmawin_test_run_eps(_metadata, n, big_acc_rank, sh, n > 4 ? 200 : 60));
 	ASSERT_EQ(0, rmawin_test_write_long(BULK_MIN, was));
 	ASSERT_LE(0, sh->msgs[0]) TH_LOG("no counter ctrl_msgs");
 	/*
@@ -245,6 +245,12 @@ static void big_acc_case(struct __test_metadata *_metadata, int n, bool bulk)
 
 TEST_F(path, large_accumulate_through_the_inbox_2_ranks) { big_acc_case(_metadata, 2, true); }
 TEST_F(path, large_accumulate_through_the_inbox_4_ranks) { big_acc_case(_metadata, 4, true); }
+/* 9 ranks: 32 KiB chunks (rmawin_bulk_chunk()), 3 for the 65 832 bytes */
+TEST_F_TIMEOUT(path, large_accumulate_through_the_inbox_9_ranks, 240)
+{
+	ASSERT_EQ(32768, rmawin_bulk_chunk(9));
+	big_acc_case(_metadata, 9, true);
+}
 TEST_F(path, large_accumulate_answered_in_runs_2_ranks) { big_acc_case(_metadata, 2, false); }
 TEST_F(path, large_accumulate_answered_in_runs_4_ranks) { big_acc_case(_metadata, 4, false); }
 
