@@ -186,6 +186,12 @@ bool rmawin_bulk_wanted(const struct rmawin_op_desc *op, const struct rmawin_tar
 	       t->win->ep->group->outbox.mr;
 }
 
+/* Where @peer's chunk starts, in our inbox (its chunks to us) or our outbox (ours to it). */
+static u64 rmawin_chunk_at(const struct rmawin_peer *peer)
+{
+	return (u64)peer->rank * rmawin_bulk_chunk(peer->grp->nranks);
+}
+
 /* Our write to or read from a peer's inbox completed. */
 static void rmawin_bulk_rdma_done(struct ib_cq *cq, struct ib_wc *wc)
 {
@@ -255,8 +261,7 @@ static int rmawin_bulk_rdma(struct rmawin_req *req, const struct rmawin_target *
 	struct rmawin_ep *ep = req->win->ep;
 	struct rmawin_group *grp = ep->group;
 	struct rmawin_peer *peer = req->peer;
-	u32 chunk = rmawin_bulk_chunk(grp->nranks);
-	u64 at = (u64)peer->rank * chunk;
+	u64 at = rmawin_chunk_at(peer);
 	struct ib_rdma_wr wr = {};
 	struct ib_sge sge;
 	int ret;
@@ -277,7 +282,7 @@ static int rmawin_bulk_rdma(struct rmawin_req *req, const struct rmawin_target *
 	wr.wr.wr_cqe = &peer->bulk.cqe;
 	wr.wr.sg_list = &sge;
 	wr.wr.num_sge = 1;
-	wr.remote_addr = t->remote->inbox + (u64)grp->rank * chunk;
+	wr.remote_addr = t->remote->inbox + (u64)grp->rank * rmawin_bulk_chunk(grp->nranks);
 	wr.rkey = t->remote->inbox_rkey;
 	peer->bulk.cqe.done = rmawin_bulk_rdma_done;
 	WRITE_ONCE(peer->bulk.busy, true);
@@ -300,7 +305,7 @@ static int rmawin_bulk_fetch(struct rmawin_req *req, const struct rmawin_target 
 	struct rmawin_ep *ep = req->win->ep;
 	struct rmawin_group *grp = ep->group;
 	struct rmawin_peer *peer = req->peer;
-	u64 at = (u64)peer->rank * rmawin_bulk_chunk(grp->nranks);
+	u64 at = rmawin_chunk_at(peer);
 	int ret;
 
 	ret = rmawin_bulk_rdma(req, t, done, n, true);
@@ -423,7 +428,7 @@ int rmawin_acc_bulk_recv(struct rmawin_peer *peer, u32 id, const void *p, u16 le
 	u8 *data;
 	struct rmawin_win *win;
 	u32 n = le32_to_cpu(m->len), chunk = rmawin_bulk_chunk(grp->nranks), k, done;
-	u64 at = (u64)peer->rank * chunk;
+	u64 at = rmawin_chunk_at(peer);
 	bool ok;
 
 	/* a chunk before our descriptor told of the inbox: nobody honest sends it */
