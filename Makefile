@@ -16,7 +16,7 @@ LINUX_SRC := $(TOP)/build/linux-source-6.1
 VERSION := $(shell awk '/^\#define RMAWIN_VERSION_MAJOR/ { ma = $$3 } \
 	/^\#define RMAWIN_VERSION_MINOR/ { mi = $$3 } END { print ma "." mi }' $(TOP)/lib/include/rmawin.h)
 
-.PHONY: all deps module lib selftests tools examples lint check check-debug check-rt fuzz demo bench clean install
+.PHONY: all deps module test-module lib selftests tools examples lint check check-debug check-rt fuzz demo bench clean install
 .PHONY: man htmldocs deb dkms dkms-remove check-install mpi mpi-bench
 
 all: module lib selftests tools examples
@@ -28,10 +28,14 @@ module: deps
 	@test -n "$(KVER)" || { echo "no Debian kernel with headers found under /lib/modules" >&2; exit 1; }
 	$(MAKE) -C $(KDIR) M=$(TOP) modules
 
+# The selftests' helper module (selftests/rmawin/stall/: cq_teardown_test), never packaged.
+test-module: module
+	$(MAKE) -C $(KDIR) M=$(TOP)/selftests/rmawin/stall modules
+
 lib: deps
 	$(MAKE) -C lib
 
-selftests: deps lib
+selftests: deps lib test-module
 	$(MAKE) -C selftests/rmawin LINUX_SRC=$(LINUX_SRC)
 
 tools: deps lib
@@ -157,6 +161,7 @@ check-install: deb
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(TOP) clean
+	-$(MAKE) -C $(KDIR) M=$(TOP)/selftests/rmawin/stall clean
 	-$(MAKE) -C lib clean
 	-$(MAKE) -C selftests/rmawin clean
 	-$(MAKE) -C tools clean
