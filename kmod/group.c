@@ -11,6 +11,7 @@
 #include <linux/in6.h>
 #include <linux/jiffies.h>
 #include <linux/nsproxy.h>
+#include <linux/rcupdate.h>
 #include <linux/sched/signal.h>
 #include <linux/module.h>
 #include <net/net_namespace.h>
@@ -159,6 +160,29 @@ static void rmawin_group_stop_events(struct rmawin_group *grp)
 	}
 }
 
+/*
+ * Free both CQs once no queue pair is left to complete on them.  ib_core's
+ * softirq poller (ib_poll_handler()) gives a CQ back with
+ * irq_poll_complete() before it re-arms it with ib_req_notify_cq(), so
+ * ib_free_cq()'s irq_poll_disable() can return, and the driver free the
+ * CQ (soft-RoCE vfree()s its queue), while a handler that has just run
+ * the last drain's completion on another CPU is still to make that call
+ * (cq_teardown_test widens the window and oopsed here).  A softirq handler
+ * is an RCU read-side section: once a grace period has passed, every
+ * handler that was running has returned, and with every queue pair
+ * drained and gone nothing schedules another.
+ */
+static void rmawin_group_free_cqs(struct rmawin_group *grp)
+{
+	if (!grp->scq && !grp->cq)
+		return;
+	synchronize_rcu();
+	if (grp->scq)
+		ib_free_cq(grp->scq);
+	if (grp->cq)
+		ib_free_cq(grp->cq);
+}
+
 /**
  * rmawin_group_destroy() - tear a group down, in any state
  * @grp: the group; freed
@@ -200,10 +224,7 @@ void rmawin_group_destroy(struct rmawin_group *grp)
 	rmawin_inbox_free(grp);
 	for (i = 0; i < grp->nranks; i++)
 		rmawin_ctrl_free(&grp->peers[i]);
-	if (grp->scq)
-		ib_free_cq(grp->scq);
-	if (grp->cq)
-		ib_free_cq(grp->cq);
+	rmawin_group_free_cqs(grp);
 	rmawin_auth_free(grp);
 	put_net(grp->net);
 	kvfree(grp->addrs);
