@@ -28,20 +28,27 @@
 void rmawin_req_finish(struct rmawin_req *req)
 {
 	struct rmawin_win *win = req->win;
+	struct rmawin_ep *ep = win->ep;
 
 	/* a reply and a peer's failure may race to finish an accumulate */
 	if (test_and_set_bit(0, &req->finished))
 		return;
-	/* status before done: the reaper reads them in the other order */
+	/*
+	 * status before done: the reaper reads them in the other order.  Once
+	 * done, the owner may reap the request, and once the window has
+	 * nothing in flight, free it: only the endpoint may be touched after.
+	 */
 	smp_store_release(&req->done, true);
-	atomic_inc(&win->ep->reapable);
+	atomic_inc(&ep->reapable);
 	atomic_dec(&win->inflight);
-	wake_up_all(&win->ep->wq);
+	wake_up_all(&ep->wq);
 }
 
 static void rmawin_req_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct rmawin_req *req = container_of(wc->wr_cqe, struct rmawin_req, cqe);
+	/* the request may be finished and reaped once our count is off it */
+	struct rmawin_ep *ep = req->win->ep;
 
 	atomic_dec(&req->peer->sq_data);
 	if (wc->status != IB_WC_SUCCESS) {
@@ -53,7 +60,7 @@ static void rmawin_req_done(struct ib_cq *cq, struct ib_wc *wc)
 	if (atomic_dec_and_test(&req->pending))
 		rmawin_req_finish(req);
 	else
-		wake_up_all(&req->win->ep->wq);
+		wake_up_all(&ep->wq);
 }
 
 static const struct rmawin_op_def *rmawin_op_def(u8 opcode);
