@@ -24,7 +24,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/syscall.h>
 #include <rmawin.h>
 
 #include "rmawin_test.h"
@@ -33,18 +32,6 @@
 #define STALL_MS	200
 #define ROUNDS		3
 #define WORDS		1024
-
-static int load_stall(const char *ko)
-{
-	int fd = open(ko, O_RDONLY | O_CLOEXEC);
-	int ret;
-
-	if (fd < 0)
-		return -1;
-	ret = syscall(__NR_finit_module, fd, "stall_ms=0", 0);
-	close(fd);
-	return ret;
-}
 
 /*
  * Each rank: a window, a put of its own pattern to the peer, checked after
@@ -99,7 +86,7 @@ FIXTURE_SETUP(cq_teardown)
 		 dirname(dir));
 	ASSERT_EQ(0, access(self->ko, R_OK)) TH_LOG("%s: %s (make builds it)", self->ko,
 						     strerror(errno));
-	if (load_stall(self->ko) && errno != EEXIST)
+	if (rmawin_test_load_module(self->ko, "stall_ms=0") && errno != EEXIST)
 		ASSERT_EQ(0, errno) TH_LOG("loading %s: %s", self->ko, strerror(errno));
 }
 
@@ -108,7 +95,7 @@ FIXTURE_TEARDOWN(cq_teardown)
 	if (geteuid())
 		return;
 	rmawin_test_write_long(STALL_PARAM "stall_ms", 0);
-	syscall(__NR_delete_module, "rmawin_stall", O_NONBLOCK);
+	rmawin_test_unload_module("rmawin_stall");
 }
 
 TEST_F_TIMEOUT(cq_teardown, close_while_the_cq_is_rearmed, 600)

@@ -5,26 +5,7 @@
  * ib_core behind.  Needs root and the module's path in RMAWIN_KO (the test
  * VM provides both).  Leaves the module loaded, as it found it.
  */
-#include <sys/syscall.h>
-
 #include "rmawin_test.h"
-
-static int delete_module(const char *name)
-{
-	return syscall(__NR_delete_module, name, O_NONBLOCK);
-}
-
-static int load_module(const char *path)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	int ret;
-
-	if (fd < 0)
-		return -1;
-	ret = syscall(__NR_finit_module, fd, "", 0);
-	close(fd);
-	return ret;
-}
 
 static long module_refcnt(const char *mod)
 {
@@ -62,7 +43,7 @@ FIXTURE_TEARDOWN(module)
 		return;
 	/* whatever happened, leave the module loaded for the next test */
 	if (access(RMAWIN_DEV_PATH, F_OK))
-		load_module(self->ko);
+		rmawin_test_load_module(self->ko, "");
 }
 
 TEST_F(module, rmmod_refused_while_open)
@@ -70,11 +51,11 @@ TEST_F(module, rmmod_refused_while_open)
 	int fd = open(RMAWIN_DEV_PATH, O_RDWR);
 
 	ASSERT_LE(0, fd);
-	EXPECT_ERRNO(EWOULDBLOCK, delete_module("rmawin"));
+	EXPECT_ERRNO(EWOULDBLOCK, rmawin_test_unload_module("rmawin"));
 	EXPECT_EQ(0, access(RMAWIN_DEV_PATH, F_OK));
 	/* and still works afterwards */
 	EXPECT_EQ(0, rmawin_bind_raw(fd, rmawin_test_ibdev(), 0));
-	EXPECT_ERRNO(EWOULDBLOCK, delete_module("rmawin"));
+	EXPECT_ERRNO(EWOULDBLOCK, rmawin_test_unload_module("rmawin"));
 	ASSERT_EQ(0, close(fd));
 }
 
@@ -91,10 +72,12 @@ TEST_F_TIMEOUT(module, load_unload_20_times, 300)
 	else
 		ASSERT_LE(0, ib_core0);
 	for (i = 0; i < 20; i++) {
-		ASSERT_EQ(0, delete_module("rmawin")) TH_LOG("unload %d: %s", i, strerror(errno));
+		ASSERT_EQ(0, rmawin_test_unload_module("rmawin"))
+			TH_LOG("unload %d: %s", i, strerror(errno));
 		ASSERT_NE(0, access(RMAWIN_DEV_PATH, F_OK));
 		ASSERT_EQ(-1, module_refcnt("rmawin"));
-		ASSERT_EQ(0, load_module(self->ko)) TH_LOG("load %d: %s", i, strerror(errno));
+		ASSERT_EQ(0, rmawin_test_load_module(self->ko, ""))
+			TH_LOG("load %d: %s", i, strerror(errno));
 		fd = open(RMAWIN_DEV_PATH, O_RDWR);
 		ASSERT_LE(0, fd) TH_LOG("open after load %d: %s", i, strerror(errno));
 		ASSERT_EQ(0, rmawin_query_raw(fd, &q, NULL, 0));

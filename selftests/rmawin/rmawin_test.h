@@ -211,6 +211,7 @@ static inline int rmawin_has_dev(int fd, const char *name)
 #include <stdint.h>
 #include <time.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <rmawin.h>
 
@@ -623,6 +624,27 @@ static inline int rmawin_free_raw(int fd, __u32 win)
 	struct rmawin_win_free f = { .size = sizeof(f), .win = win };
 
 	return ioctl(fd, RMAWIN_IOC_WIN_FREE, &f);
+}
+
+/* Load the module at @path with @params (root): 0, or -1 and errno. */
+static inline int rmawin_test_load_module(const char *path, const char *params)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int ret, err;
+
+	if (fd < 0)
+		return -1;
+	ret = syscall(__NR_finit_module, fd, params, 0);
+	err = errno;
+	close(fd);
+	errno = err;
+	return ret;
+}
+
+/* Unload module @name without waiting for its users: 0, or -1 and errno. */
+static inline int rmawin_test_unload_module(const char *name)
+{
+	return syscall(__NR_delete_module, name, O_NONBLOCK);
 }
 
 /* Run @cmd with sh: its exit status, -1 if it did not exit. */
