@@ -24,6 +24,7 @@ static const char *const rmawin_counter_names[] = {
 	[RMAWIN_CNT_NOTIFY_LOST] = "notify_lost",
 	[RMAWIN_CNT_NIC_ATOMICS] = "nic_atomics",
 	[RMAWIN_CNT_POLL_NS] = "poll_ns",
+	[RMAWIN_CNT_RING_ENTRIES] = "ring_entries",
 };
 
 static void rmawin_show_counters(struct seq_file *m, atomic_long_t *c)

@@ -414,27 +414,59 @@ static int rmawin_rma_copy_ops(const struct rmawin_rma *r, struct rmawin_op_desc
 	return 0;
 }
 
+/*
+ * RMAWIN_RMA_QUIET: has every window of the issued batch nothing in flight
+ * and no error waiting?  Its finished operations are reaped first, which
+ * puts their results in the caller's buffers.
+ */
+static bool rmawin_rma_quiet(struct rmawin_target *targets, u32 nops)
+{
+	struct rmawin_win *win, *prev = NULL;
+	u32 i;
+
+	for (i = 0; i < nops; i++) {
+		win = targets[i].win;
+		if (win == prev)
+			continue;
+		if (atomic_read(&win->inflight))
+			return false;
+		rmawin_win_reap(win, true);
+		if (win->error)
+			return false;
+		prev = win;
+	}
+	return true;
+}
+
 /**
  * rmawin_op_run() - check and issue one operation
  * @ep: the endpoint, locked
  * @op: the descriptor, in kernel memory
  * @ring: from the submission ring: the origin must need no pinning
+ * @quiet: out: true if it was issued and its window is quiet after it, as
+ *	RMAWIN_RMA_QUIET has it (RMAWIN_CQE_F_QUIET)
  *
  * What the poller runs for every ring entry; RMAWIN_IOC_RMA does the same
  * in two passes, so that a batch is all or nothing.
  *
  * Return: what RMAWIN_IOC_RMA returns for a batch of @op alone.
  */
-int rmawin_op_run(struct rmawin_ep *ep, const struct rmawin_op_desc *op, bool ring)
+int rmawin_op_run(struct rmawin_ep *ep, const struct rmawin_op_desc *op, bool ring,
+		  bool *quiet)
 {
 	struct rmawin_target t = { .ring = ring };
 	int ret;
 
 	lockdep_assert_held(&ep->lock);
+	*quiet = false;
 	ret = rmawin_ep_check_group(ep);
 	if (!ret)
 		ret = rmawin_op_check(ep, op, &t);
-	return ret ?: rmawin_op_issue(ep, op, &t);
+	if (!ret)
+		ret = rmawin_op_issue(ep, op, &t);
+	if (!ret)
+		*quiet = rmawin_rma_quiet(&t, 1);
+	return ret;
 }
 
 /**
@@ -463,30 +495,6 @@ bool rmawin_op_would_wait(struct rmawin_ep *ep, const struct rmawin_op_desc *op)
 	if (rmawin_flush_check(ep, op, &win))
 		return false;
 	return !rmawin_win_idle(win);
-}
-
-/*
- * RMAWIN_RMA_QUIET: has every window of the issued batch nothing in flight
- * and no error waiting?  Its finished operations are reaped first, which
- * puts their results in the caller's buffers.
- */
-static bool rmawin_rma_quiet(struct rmawin_target *targets, u32 nops)
-{
-	struct rmawin_win *win, *prev = NULL;
-	u32 i;
-
-	for (i = 0; i < nops; i++) {
-		win = targets[i].win;
-		if (win == prev)
-			continue;
-		if (atomic_read(&win->inflight))
-			return false;
-		rmawin_win_reap(win, true);
-		if (win->error)
-			return false;
-		prev = win;
-	}
-	return true;
 }
 
 /**

@@ -107,6 +107,7 @@ int rmawin_ring_consume(struct rmawin_ring *ring, bool poller)
 	struct rmawin_ep *ep = ring->ep;
 	struct rmawin_op_desc op;
 	u32 tail, n = 0;
+	bool quiet;
 	int res;
 
 	if (!rmawin_ring_has_work(ring))
@@ -136,11 +137,13 @@ int rmawin_ring_consume(struct rmawin_ring *ring, bool poller)
 		memcpy(&op, &ring->sqes[ring->head & (ring->sq_entries - 1)], sizeof(op));
 		if (poller && rmawin_op_would_wait(ep, &op))
 			break;
-		res = rmawin_op_run(ep, &op, true);
+		res = rmawin_op_run(ep, &op, true, &quiet);
 		WRITE_ONCE(ring->head, ring->head + 1);
 		/* release: the slot was read before it is handed back */
 		smp_store_release(ring->sq_head, ring->head);
-		rmawin_ring_post(ring, op.user_data, res, 0);
+		/* counted before its completion says it ran */
+		rmawin_count(ep, RMAWIN_CNT_RING_ENTRIES, 1);
+		rmawin_ring_post(ring, op.user_data, res, quiet ? RMAWIN_CQE_F_QUIET : 0);
 		n++;
 	}
 	mutex_unlock(&ep->lock);

@@ -54,6 +54,8 @@ struct net;
  * @RMAWIN_CNT_NOTIFY_LOST: notifications a full queue could not hold
  * @RMAWIN_CNT_NIC_ATOMICS: atomic work requests posted (atomic.c)
  * @RMAWIN_CNT_POLL_NS: time a poller spent on the endpoint's ring (ns)
+ * @RMAWIN_CNT_RING_ENTRIES: submission ring entries run (by the poller or
+ *	a doorbell)
  * @RMAWIN_NR_COUNTERS: the number of counters
  */
 enum rmawin_counter {
@@ -70,6 +72,7 @@ enum rmawin_counter {
 	RMAWIN_CNT_NOTIFY_LOST,
 	RMAWIN_CNT_NIC_ATOMICS,
 	RMAWIN_CNT_POLL_NS,
+	RMAWIN_CNT_RING_ENTRIES,
 	RMAWIN_NR_COUNTERS,
 };
 
@@ -1107,7 +1110,8 @@ int rmawin_acc_bulk_recv(struct rmawin_peer *peer, u32 id, const void *p, u16 le
 
 /* ops.c */
 int rmawin_ioctl_rma(struct rmawin_ep *ep, void *arg);
-int rmawin_op_run(struct rmawin_ep *ep, const struct rmawin_op_desc *op, bool ring);
+int rmawin_op_run(struct rmawin_ep *ep, const struct rmawin_op_desc *op, bool ring,
+		  bool *quiet);
 bool rmawin_op_would_wait(struct rmawin_ep *ep, const struct rmawin_op_desc *op);
 int rmawin_win_complete(struct rmawin_win *win);
 void rmawin_win_reap(struct rmawin_win *win, bool copy_out);

@@ -172,23 +172,38 @@ static void rmawin_ring_unlock(struct rmawin__ring *r)
 	__atomic_store_n(&r->busy, 0, __ATOMIC_RELEASE);
 }
 
-/* user_data of an operation whose caller waits for it; else it is the window's id */
-#define RMAWIN_UD_WAIT	(1ULL << 63)
+/*
+ * user_data of an operation whose caller waits for it: RMAWIN_UD_WAIT and
+ * its index.  A queued one's: its window's id, and above it the low bits of
+ * the ticket (rma.c) of the call that queued it.
+ */
+#define RMAWIN_UD_WAIT		(1ULL << 63)
+#define RMAWIN_UD_TICKET_SHIFT	32
+
+static uint64_t rmawin_ud_queued(const struct rmawin_op_desc *op, uint64_t ticket)
+{
+	return op->win | (ticket & RMAWIN_UD_TICKET_MASK) << RMAWIN_UD_TICKET_SHIFT;
+}
 
 /*
  * The result of one operation: a waited one's error goes to *@res (the
- * first), a queued one's to its window, for its next synchronization.
+ * first), a queued one's to its window, for its next synchronization.  A
+ * queued one that left its window quiet (RMAWIN_CQE_F_QUIET) may spare
+ * the window's next flush (rmawin__issue_quiet()).
  */
-static void rmawin_ring_result(struct rmawin_ep *ep, uint64_t user_data, int res, int *wres)
+static void rmawin_ring_result(struct rmawin_ep *ep, const struct rmawin_cqe *cqe, int *wres)
 {
-	if (!res)
-		return;
-	if (user_data & RMAWIN_UD_WAIT) {
-		if (wres && !*wres)
-			*wres = res;
+	uint64_t ud = cqe->user_data;
+
+	if (ud & RMAWIN_UD_WAIT) {
+		if (cqe->res && wres && !*wres)
+			*wres = cqe->res;
 		return;
 	}
-	rmawin__win_error(ep, (uint32_t)user_data, res);
+	if (cqe->res)
+		rmawin__win_error(ep, (uint32_t)ud, cqe->res);
+	else if (cqe->flags & RMAWIN_CQE_F_QUIET)
+		rmawin__issue_quiet(ep, (uint32_t)ud, ud >> RMAWIN_UD_TICKET_SHIFT);
 }
 
 /*
@@ -217,7 +232,7 @@ static int rmawin_ring_reap(struct rmawin_ep *ep, int *wres)
 			rmawin__wins_error(ep, -EIO);
 			return 0;
 		}
-		rmawin_ring_result(ep, cqe->user_data, cqe->res, wres);
+		rmawin_ring_result(ep, cqe, wres);
 		/* after reading the entry: it may be written again once we move */
 		__atomic_store_n(r->cq_head, r->chead, __ATOMIC_RELEASE);
 	}
@@ -231,6 +246,7 @@ static int rmawin_ring_reap(struct rmawin_ep *ep, int *wres)
 static void rmawin_ring_orphans(struct rmawin_ep *ep, int *wres)
 {
 	struct rmawin__ring *r = ep->ring;
+	struct rmawin_cqe cqe = { 0 };
 	struct rmawin_op_desc op;
 	struct rmawin_rma rma;
 
@@ -241,8 +257,9 @@ static void rmawin_ring_orphans(struct rmawin_ep *ep, int *wres)
 		rma.ops_ptr = (uintptr_t)&op;
 		rma.nops = 1;
 		rma.op_size = sizeof(op);
-		rmawin_ring_result(ep, op.user_data, rmawin__ioctl_struct(ep->fd, RMAWIN_IOC_RMA, &rma),
-				   wres);
+		cqe.user_data = op.user_data;
+		cqe.res = rmawin__ioctl_struct(ep->fd, RMAWIN_IOC_RMA, &rma);
+		rmawin_ring_result(ep, &cqe, wres);
 		r->chead++;
 	}
 	r->done = 1;
@@ -315,6 +332,7 @@ static int rmawin_ring_sleeping(const struct rmawin__ring *r)
  * rmawin__ring_queue() - queue one operation without waiting for it
  * @ep: the endpoint
  * @op: the descriptor; its checks that the library can make were made
+ * @ticket: the ticket of the call (rmawin__issue_begin())
  *
  * Its result comes back later, at the next reaping: an error is kept for
  * its window's next synchronization.  Waits only for room, taking
@@ -324,7 +342,7 @@ static int rmawin_ring_sleeping(const struct rmawin__ring *r)
  * Return: 1 if queued; 0 if the ring cannot take it (none, dead, another
  * process's): the caller drains and uses the ioctl.
  */
-int rmawin__ring_queue(struct rmawin_ep *ep, const struct rmawin_op_desc *op)
+int rmawin__ring_queue(struct rmawin_ep *ep, const struct rmawin_op_desc *op, uint64_t ticket)
 {
 	struct rmawin__ring *r = ep->ring;
 	unsigned long spins = 0;
@@ -347,7 +365,7 @@ int rmawin__ring_queue(struct rmawin_ep *ep, const struct rmawin_op_desc *op)
 			rmawin_ring_wake(ep, RMAWIN_ENTER_WAKEUP);
 		rmawin_cpu_relax();
 	}
-	rmawin_ring_push(r, op, op->win);
+	rmawin_ring_push(r, op, rmawin_ud_queued(op, ticket));
 	/*
 	 * A sleeping poller is woken at once: the caller may wait for the
 	 * operation's effect without calling the library again (a peer's

@@ -71,6 +71,37 @@ void rmawin__issue_end(struct rmawin_ep *ep, uint64_t ticket, struct rmawin_win 
 		__atomic_store_n(&quiet->quiet, ticket, __ATOMIC_RELEASE);
 }
 
+/**
+ * rmawin__issue_quiet() - a queued ring entry left its window quiet
+ * @ep: the endpoint
+ * @win_id: the entry's window
+ * @ticket_lo: the low bits (RMAWIN_UD_TICKET_MASK) of the ticket of the
+ *	call that queued it
+ *
+ * Its completion had RMAWIN_CQE_F_QUIET.  If that call is still the
+ * newest and no call is under way, the window keeps the ticket, as
+ * rmawin__issue_end() does for an ioctl the kernel said left it quiet.
+ * Every call that takes a ticket reaps the whole ring before it issues
+ * anything (it reaps before it queues, and drains the ring before an
+ * ioctl), so between an entry's ticket and its reaping only the calls
+ * under way take tickets: never enough to come round to the same low bits.  Storing a
+ * ticket that a racing call has just made old is harmless: the window is
+ * quiet only while its ticket is the newest.
+ */
+void rmawin__issue_quiet(struct rmawin_ep *ep, uint32_t win_id, uint64_t ticket_lo)
+{
+	uint64_t v = __atomic_load_n(&ep->issue, __ATOMIC_ACQUIRE);
+	struct rmawin_win *win;
+
+	if ((v & RMAWIN_ISSUE_BUSY) || ((v >> RMAWIN_ISSUE_SHIFT) & RMAWIN_UD_TICKET_MASK) != ticket_lo)
+		return;
+	pthread_mutex_lock(&ep->lock);
+	win = rmawin__win_by_id(ep, win_id);
+	if (win)
+		__atomic_store_n(&win->quiet, v >> RMAWIN_ISSUE_SHIFT, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&ep->lock);
+}
+
 /* Would a flush of @win find nothing to wait for? */
 int rmawin__win_quiet(const struct rmawin_win *win)
 {
@@ -208,7 +239,7 @@ int rmawin__queue_one(struct rmawin_win *win, struct rmawin_op_desc *op)
 		}
 		if (!ret) {
 			ticket = rmawin__issue_begin(win->ep);
-			ret = rmawin__ring_queue(win->ep, op);
+			ret = rmawin__ring_queue(win->ep, op, ticket);
 			rmawin__issue_end(win->ep, ticket, NULL);
 			if (ret)
 				return 0;

@@ -130,7 +130,7 @@ int rmawin__ioctl(int fd, unsigned long request, void *arg, uint32_t size);
 /* ring.c */
 int rmawin__ring_setup(struct rmawin_ep *ep);
 void rmawin__ring_free(struct rmawin_ep *ep);
-int rmawin__ring_queue(struct rmawin_ep *ep, const struct rmawin_op_desc *op);
+int rmawin__ring_queue(struct rmawin_ep *ep, const struct rmawin_op_desc *op, uint64_t ticket);
 void rmawin__ring_drain(struct rmawin_ep *ep);
 int rmawin__ring_bypass(struct rmawin_ep *ep);
 unsigned int rmawin__ring_run(struct rmawin_ep *ep, struct rmawin_op_desc *ops, unsigned int n,
@@ -143,6 +143,9 @@ int rmawin__queue_one(struct rmawin_win *win, struct rmawin_op_desc *op);
 uint64_t rmawin__issue_begin(struct rmawin_ep *ep);
 void rmawin__issue_end(struct rmawin_ep *ep, uint64_t ticket, struct rmawin_win *quiet);
 int rmawin__win_quiet(const struct rmawin_win *win);
+/* the low bits of a ticket that a queued ring entry carries (ring.c) */
+#define RMAWIN_UD_TICKET_MASK	0x7fffffffULL
+void rmawin__issue_quiet(struct rmawin_ep *ep, uint32_t win_id, uint64_t ticket_lo);
 int rmawin__rma_desc(struct rmawin_win *win, uint8_t opcode, const void *origin, size_t len,
 		     int target, size_t target_disp, struct rmawin_op_desc *op);
 int rmawin__acc_desc(struct rmawin_win *win, uint8_t opcode, const void *origin,
@@ -151,6 +154,7 @@ int rmawin__acc_desc(struct rmawin_win *win, uint8_t opcode, const void *origin,
 
 /* window.c: the first queued error of @win, cleared, else @ret */
 int rmawin__win_result(struct rmawin_win *win, int ret);
+struct rmawin_win *rmawin__win_by_id(struct rmawin_ep *ep, uint32_t id);
 void rmawin__win_error(struct rmawin_ep *ep, uint32_t id, int err);
 void rmawin__wins_error(struct rmawin_ep *ep, int err);
 

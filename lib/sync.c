@@ -218,8 +218,10 @@ int rmawin_unlock_all(struct rmawin_win *win)
 }
 
 /*
- * Nothing to do when the window is quiet (rma.c); else through the ring
- * (RMAWIN_OP_FLUSH) when there is one: no system call either.
+ * Nothing to do when the window is quiet (rma.c), which the completions of
+ * its queued ring entries may say (RMAWIN_CQE_F_QUIET): they are taken
+ * first, as the ring's flush would wait for them anyway.  Else through the
+ * ring (RMAWIN_OP_FLUSH) when there is one: no system call either.
  */
 static int rmawin_flush_target(struct rmawin_win *win, uint32_t target)
 {
@@ -231,6 +233,7 @@ static int rmawin_flush_target(struct rmawin_win *win, uint32_t target)
 		res = rmawin__lazy_settle(win);
 		if (res)
 			return res;
+		rmawin__ring_drain(win->ep);
 	}
 	if (win && rmawin__win_quiet(win) && rmawin__flush_allowed(win, target))
 		return rmawin__win_result(win, 0);

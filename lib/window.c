@@ -38,18 +38,25 @@ static void rmawin_win_keep(struct rmawin_win *win, int err)
 				    __ATOMIC_RELAXED);
 }
 
+/* The endpoint's window @id, or NULL; @ep->lock held. */
+struct rmawin_win *rmawin__win_by_id(struct rmawin_ep *ep, uint32_t id)
+{
+	struct rmawin_win *win;
+
+	for (win = ep->wins; win && win->id != id; win = win->next)
+		;
+	return win;
+}
+
 /* A queued operation on window @id failed: its window, if still there, says so later. */
 void rmawin__win_error(struct rmawin_ep *ep, uint32_t id, int err)
 {
 	struct rmawin_win *win;
 
 	pthread_mutex_lock(&ep->lock);
-	for (win = ep->wins; win; win = win->next) {
-		if (win->id == id) {
-			rmawin_win_keep(win, err);
-			break;
-		}
-	}
+	win = rmawin__win_by_id(ep, id);
+	if (win)
+		rmawin_win_keep(win, err);
 	pthread_mutex_unlock(&ep->lock);
 }
 

@@ -13,6 +13,13 @@
  * way, and the test only counts them.  The library's side is checked with
  * a seccomp filter that makes RMAWIN_IOC_FLUSH fail with EHWPOISON: a
  * flush that reaches the kernel then says so.
+ *
+ * The ring's counterpart, RMAWIN_CQE_F_QUIET: a flush after a queued entry
+ * whose completion said quiet takes no ring entry (the endpoint's
+ * ring_entries counter in debugfs) and no system call; and a quiet entry
+ * followed by one still in flight does not spare the flush, which the
+ * target checks with the data, told that the flush returned through a
+ * pipe, outside rmawin.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -271,11 +278,170 @@ static int lib_rank(struct rmawin_ep *ep, void *arg)
 	return bad ? 20 : 0;
 }
 
+/* Two ranks of @fn, each under poison_flush(); a test's whole body. */
+#define RUN_POISONED(fn, deadline_s)							\
+	do {										\
+		if (prctl(PR_GET_SECCOMP) < 0 && errno == EINVAL)			\
+			SKIP(return, "this kernel has no seccomp (CONFIG_SECCOMP): "	\
+			     "flushes cannot be seen");					\
+		ASSERT_EQ(2, rmawin_test_run_eps(_metadata, 2, (fn), NULL, (deadline_s)));	\
+		rmawin_test_expect_no_leaks(_metadata);					\
+	} while (0)
+
 TEST_F_TIMEOUT(quiet, library_flush_without_system_call, 60)
 {
-	if (prctl(PR_GET_SECCOMP) < 0 && errno == EINVAL)
-		SKIP(return, "this kernel has no seccomp (CONFIG_SECCOMP): flushes cannot be seen");
-	ASSERT_EQ(2, rmawin_test_run_eps(_metadata, 2, lib_rank, NULL, 50));
+	RUN_POISONED(lib_rank, 50);
+}
+
+FIXTURE(ring_quiet) {};
+FIXTURE_SETUP(ring_quiet)
+{
+	rmawin_test_path(0);
+}
+FIXTURE_TEARDOWN(ring_quiet) {}
+
+#define NRING	100
+
+/* The endpoint of a ring_quiet test has no ring: exit status @step. */
+static int no_ring_here(int step)
+{
+	fprintf(stderr, "#   rank %d: no ring on this endpoint (rmawin_ep_ring_active)\n",
+		rmawin_test_rank);
+	return step;
+}
+
+/*
+ * Puts to the rank's own window through the ring, each followed by a
+ * flush: the put's entry is done within the poller's pass, so its
+ * completion says quiet, and the flush needs neither a FLUSH entry nor a
+ * system call.  A put that went by ioctl instead (the poller yielded its
+ * CPU, rmawin__ring_bypass()) takes no entry; so each round runs at most
+ * one, and some round must have run one.
+ */
+static int ring_own_rank(struct rmawin_ep *ep, void *arg)
+{
+	int me = rmawin_rank(ep), bad = 0, ret, i, by_ring = 0;
+	static uint64_t mem[WORDS];
+	struct rmawin_win *win;
+	long e0, e1;
+	uint64_t v;
+
+	(void)arg;
+	if (rmawin_ep_ring_active(ep) != 1)
+		return no_ring_here(1);
+	RMAWIN_TEST_TRY(2, rmawin_win_create(ep, mem, sizeof(mem), 8, 0, &win));
+	RMAWIN_TEST_TRY(3, rmawin_lock_all(win));
+	RMAWIN_TEST_TRY(4, poison_flush());
+	for (i = 0; i < NRING; i++) {
+		v = 0x9000 + i;
+		e0 = rmawin_test_ep_stat("ring_entries");
+		RMAWIN_TEST_TRY(5, rmawin_put(win, &v, 8, me, i % WORDS));
+		ret = rmawin_flush(win, me);
+		e1 = rmawin_test_ep_stat("ring_entries");
+		CHECK(ret == 0, "round %d: flush after a put to itself: %d (%s), want 0", i, ret,
+		      rmawin_strerror(ret));
+		CHECK(e0 >= 0 && (e1 - e0 == 0 || e1 - e0 == 1),
+		      "round %d: ring_entries %ld -> %ld: the flush took an entry", i, e0, e1);
+		by_ring += e1 - e0 == 1;
+		CHECK(mem[i % WORDS] == v, "round %d: word %d is %#llx", i, i % WORDS,
+		      (unsigned long long)mem[i % WORDS]);
+	}
+	fprintf(stderr, "#   rank %d: %d of %d puts through the ring, no flush entry\n", me,
+		by_ring, NRING);
+	CHECK(by_ring > 0, "no put went through the ring: nothing was tested");
+	RMAWIN_TEST_TRY(6, rmawin_unlock_all(win));
+	RMAWIN_TEST_TRY(7, rmawin_win_free(win));
+	return bad ? 20 : 0;
+}
+
+TEST_F_TIMEOUT(ring_quiet, flush_after_quiet_entry_takes_none, 120)
+{
+	RUN_POISONED(ring_own_rank, 100);
+}
+
+#define NLATE		60
+#define LATE_WORDS	(RMAWIN_RING_COPY_MAX / 8)
+
+/* the origin's "my flush returned" and the target's "checked" */
+struct late_pipes {
+	int done[2];
+	int checked[2];
+};
+
+/*
+ * Rank 1, each round: a fetch_and_op on rank 0's same_op window (whose
+ * entry is usually quiet: the device's atomic completes within the pass),
+ * then a put of RMAWIN_RING_COPY_MAX bytes (its RDMA writes left in
+ * flight by the poller), then a flush, then the round's number down a
+ * pipe.  Rank 0 reads it and compares its window with what the put wrote:
+ * a flush that went by the atomic's quiet completion alone would return
+ * with the put still on the wire.
+ */
+static int late_rank(struct rmawin_ep *ep, void *arg)
+{
+	static uint64_t mem[1 + LATE_WORDS], src[LATE_WORDS];
+	int me = rmawin_rank(ep), bad = 0, i, j, ret;
+	struct late_pipes *p = arg;
+	uint64_t one = 1, got = 0, w;
+	struct rmawin_win *win;
+	unsigned char c;
+
+	if (rmawin_ep_ring_active(ep) != 1)
+		return no_ring_here(1);
+	RMAWIN_TEST_TRY(2, rmawin_win_create(ep, mem, sizeof(mem), 8, RMAWIN_WIN_SAME_OP, &win));
+	RMAWIN_TEST_TRY(3, rmawin_barrier(ep));
+	for (i = 0; i < NLATE && !bad; i++) {
+		if (me == 0) {
+			if (read(p->done[0], &c, 1) != 1)
+				return 4;
+			for (j = 0; j < LATE_WORDS && !bad; j++) {
+				/* once: the device may still be writing it */
+				w = __atomic_load_n(&mem[1 + j], __ATOMIC_RELAXED);
+				CHECK(w == ((uint64_t)i << 32 | j),
+				      "round %d: word %d is %#llx when the origin's flush returned",
+				      i, j, (unsigned long long)w);
+			}
+			c = bad;
+			if (write(p->checked[1], &c, 1) != 1)
+				return 5;
+			continue;
+		}
+		for (j = 0; j < LATE_WORDS; j++)
+			src[j] = (uint64_t)i << 32 | j;
+		RMAWIN_TEST_TRY(6, rmawin_lock(win, RMAWIN_LOCK_SHARED, 0));
+		RMAWIN_TEST_TRY(7, rmawin_fetch_and_op(win, &one, &got, RMAWIN_UINT64, 0, 0,
+						      RMAWIN_SUM));
+		RMAWIN_TEST_TRY(8, rmawin_put(win, src, sizeof(src), 0, 1));
+		ret = rmawin_flush(win, 0);
+		CHECK(ret == 0, "round %d: flush: %d (%s)", i, ret, rmawin_strerror(ret));
+		CHECK(got == (uint64_t)i, "round %d: fetch_and_op fetched %llu", i,
+		      (unsigned long long)got);
+		c = i;
+		if (write(p->done[1], &c, 1) != 1 || read(p->checked[0], &c, 1) != 1)
+			return 9;
+		if (c)
+			bad = 1;
+		RMAWIN_TEST_TRY(11, rmawin_unlock(win, 0));
+	}
+	RMAWIN_TEST_TRY(12, rmawin_barrier(ep));
+	if (me == 0)
+		CHECK(bad || mem[0] == NLATE, "counter %llu, want %d", (unsigned long long)mem[0],
+		      NLATE);
+	RMAWIN_TEST_TRY(13, rmawin_win_free(win));
+	return bad ? 20 : 0;
+}
+
+TEST_F_TIMEOUT(ring_quiet, quiet_entry_then_one_in_flight, 120)
+{
+	struct late_pipes p;
+
+	ASSERT_EQ(0, pipe(p.done));
+	ASSERT_EQ(0, pipe(p.checked));
+	ASSERT_EQ(2, rmawin_test_run_eps(_metadata, 2, late_rank, &p, 100));
+	close(p.done[0]);
+	close(p.done[1]);
+	close(p.checked[0]);
+	close(p.checked[1]);
 	rmawin_test_expect_no_leaks(_metadata);
 }
 
@@ -285,6 +451,8 @@ TEST(feature_bit)
 
 	EXPECT_NE(0, features & RMAWIN_FEAT_RMA_QUIET)
 		TH_LOG("features %#llx: no RMAWIN_FEAT_RMA_QUIET", (unsigned long long)features);
+	EXPECT_NE(0, features & RMAWIN_FEAT_RING_QUIET)
+		TH_LOG("features %#llx: no RMAWIN_FEAT_RING_QUIET", (unsigned long long)features);
 }
 
 TEST_HARNESS_MAIN

@@ -137,6 +137,8 @@ enum rmawin_ioc_nr {
  * window that holds locks of ranks other than its target (a lazy lock_all)
  */
 #define RMAWIN_FEAT_LAZY_LOCK_ALL	_BITULL(16)
+/* RMAWIN_CQE_F_QUIET: a ring completion says when a flush would have nothing to wait for */
+#define RMAWIN_FEAT_RING_QUIET	_BITULL(17)
 
 /**
  * enum rmawin_port_state - state of an RDMA port, as the kernel's ib_port_state
@@ -897,7 +899,12 @@ struct rmawin_ring_offsets {
  *	0 or a negative errno
  * @flags: RMAWIN_CQE_F_RING: the submission ring itself was bad (a tail
  *	more than sq_entries ahead of the head); every entry up to that tail
- *	was dropped, @user_data is 0
+ *	was dropped, @user_data is 0.  RMAWIN_CQE_F_QUIET, with @res 0: as
+ *	the entry's completion was written, its window had no operation of
+ *	this endpoint in flight, their results were in the owner's buffers
+ *	and no error of theirs waited for a synchronization (RMAWIN_RMA_QUIET's
+ *	verdict for the entry alone): a FLUSH of the window would return 0 at
+ *	once, until the endpoint issues another operation
  */
 struct rmawin_cqe {
 	__aligned_u64 user_data;
@@ -906,6 +913,7 @@ struct rmawin_cqe {
 };
 
 #define RMAWIN_CQE_F_RING	0x1U
+#define RMAWIN_CQE_F_QUIET	0x2U
 
 /**
  * struct rmawin_ring_setup - RMAWIN_IOC_RING_SETUP: the zero-syscall path
