@@ -97,7 +97,20 @@ static int raw_reap(struct raw_ring *r, struct rmawin_cqe *cqe)
 	return -ETIMEDOUT;
 }
 
-/* Submit one descriptor and return its completion's result (or -ETIMEDOUT). */
+/*
+ * A completion that breaks the uAPI's rules: another entry's, a flag we do
+ * not know, or RMAWIN_CQE_F_QUIET on a failed entry.
+ */
+static bool raw_cqe_bad(const struct rmawin_cqe *cqe, uint64_t user_data)
+{
+	return cqe->user_data != user_data || (cqe->flags & ~RMAWIN_CQE_F_QUIET) ||
+	       ((cqe->flags & RMAWIN_CQE_F_QUIET) && cqe->res);
+}
+
+/*
+ * Submit one descriptor and return its completion's result (or -ETIMEDOUT,
+ * or -EPROTO for a completion raw_cqe_bad() refuses).
+ */
 static int raw_run(struct raw_ring *r, struct rmawin_op_desc *op, uint64_t user_data)
 {
 	uint32_t tail = *r->sq_tail;
@@ -108,7 +121,7 @@ static int raw_run(struct raw_ring *r, struct rmawin_op_desc *op, uint64_t user_
 	raw_publish(r, tail + 1);
 	if (raw_reap(r, &cqe))
 		return -ETIMEDOUT;
-	if (cqe.user_data != user_data || cqe.flags)
+	if (raw_cqe_bad(&cqe, user_data))
 		return -EPROTO;
 	return cqe.res;
 }
@@ -431,16 +444,20 @@ TEST(doorbell_submit_runs_entries_in_the_call)
 	EXPECT_ERRNO(EBUSY, ring_enter_raw(r.fd, RMAWIN_ENTER_SUBMIT));
 	EXPECT_EQ(2, *r.sq_head);
 	EXPECT_EQ(0, mem[2]);
+	/* puts to the rank's own window are done within the call: quiet */
 	ASSERT_EQ(0, raw_reap(&r, &cqe));
 	EXPECT_EQ(100, cqe.user_data);
 	EXPECT_EQ(0, cqe.res);
+	EXPECT_EQ(RMAWIN_CQE_F_QUIET, cqe.flags);
 	EXPECT_EQ(0, ring_enter_raw(r.fd, RMAWIN_ENTER_SUBMIT));
 	EXPECT_EQ(3, *r.sq_head);
 	ASSERT_EQ(0, raw_reap(&r, &cqe));
 	EXPECT_EQ(101, cqe.user_data);
+	EXPECT_EQ(RMAWIN_CQE_F_QUIET, cqe.flags);
 	ASSERT_EQ(0, raw_reap(&r, &cqe));
 	EXPECT_EQ(102, cqe.user_data);
 	EXPECT_EQ(0, cqe.res);
+	EXPECT_EQ(RMAWIN_CQE_F_QUIET, cqe.flags);
 	EXPECT_EQ(0, raw_run(&r, OP(.opcode = RMAWIN_OP_FLUSH, .target = 0), 103));
 	EXPECT_EQ(45, mem[2]);
 
