@@ -430,6 +430,30 @@ void rmawin__ring_drain(struct rmawin_ep *ep)
 }
 
 /**
+ * rmawin__ring_catch_up() - take the completions of what is queued, if the
+ *	poller is awake to give them
+ * @ep: the endpoint
+ *
+ * Before a flush looks whether its window is quiet (RMAWIN_CQE_F_QUIET):
+ * it spins while the poller runs the entries, which costs no system call.
+ * It stops at once when the poller sleeps: the flush's own path then
+ * rings one doorbell that runs the entries and the flush together.
+ */
+void rmawin__ring_catch_up(struct rmawin_ep *ep)
+{
+	struct rmawin__ring *r = ep->ring;
+
+	if (!rmawin_ring_usable(r))
+		return;
+	rmawin_ring_lock(r);
+	while (rmawin_ring_reap(ep, NULL) && r->chead != r->tail &&
+	       !(__atomic_load_n(r->sq_flags, __ATOMIC_ACQUIRE) &
+		 (RMAWIN_SQ_NEED_WAKEUP | RMAWIN_SQ_DEAD)))
+		rmawin_cpu_relax();
+	rmawin_ring_unlock(r);
+}
+
+/**
  * rmawin__ring_run() - run operations through the ring and wait for them
  * @ep: the endpoint, with a ring
  * @ops: the descriptors

@@ -132,6 +132,7 @@ int rmawin__ring_setup(struct rmawin_ep *ep);
 void rmawin__ring_free(struct rmawin_ep *ep);
 int rmawin__ring_queue(struct rmawin_ep *ep, const struct rmawin_op_desc *op, uint64_t ticket);
 void rmawin__ring_drain(struct rmawin_ep *ep);
+void rmawin__ring_catch_up(struct rmawin_ep *ep);
 int rmawin__ring_bypass(struct rmawin_ep *ep);
 unsigned int rmawin__ring_run(struct rmawin_ep *ep, struct rmawin_op_desc *ops, unsigned int n,
 			      int *res);

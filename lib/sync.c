@@ -220,8 +220,10 @@ int rmawin_unlock_all(struct rmawin_win *win)
 /*
  * Nothing to do when the window is quiet (rma.c), which the completions of
  * its queued ring entries may say (RMAWIN_CQE_F_QUIET): they are taken
- * first, as the ring's flush would wait for them anyway.  Else through the
- * ring (RMAWIN_OP_FLUSH) when there is one: no system call either.
+ * first while the poller is awake, as the ring's flush would wait for them
+ * anyway.  Else through the ring (RMAWIN_OP_FLUSH) when there is one: no
+ * system call either, or one doorbell for the entries and the flush if the
+ * poller sleeps.
  */
 static int rmawin_flush_target(struct rmawin_win *win, uint32_t target)
 {
@@ -233,7 +235,7 @@ static int rmawin_flush_target(struct rmawin_win *win, uint32_t target)
 		res = rmawin__lazy_settle(win);
 		if (res)
 			return res;
-		rmawin__ring_drain(win->ep);
+		rmawin__ring_catch_up(win->ep);
 	}
 	if (win && rmawin__win_quiet(win) && rmawin__flush_allowed(win, target))
 		return rmawin__win_result(win, 0);
