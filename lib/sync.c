@@ -228,19 +228,27 @@ int rmawin_unlock_all(struct rmawin_win *win)
 static int rmawin_flush_target(struct rmawin_win *win, uint32_t target)
 {
 	struct rmawin_op_desc op;
-	int res;
+	int res, by_ring = 0;
 
 	if (win) {
 		/* a kept operation is issued now, under its lock */
 		res = rmawin__lazy_settle(win);
 		if (res)
 			return res;
-		rmawin__ring_catch_up(win->ep);
+		/*
+		 * By ioctl while the poller yields, as a lone operation goes,
+		 * once everything queued has been run and reaped; decided
+		 * before the catch-up, so that entries still queued now go
+		 * with the flush (one doorbell if the poller falls asleep
+		 * meanwhile), not before a RMAWIN_IOC_FLUSH.
+		 */
+		by_ring = win->ep->ring && !rmawin__ring_bypass(win->ep);
+		if (by_ring)
+			rmawin__ring_catch_up(win->ep);
 	}
 	if (win && rmawin__win_quiet(win) && rmawin__flush_allowed(win, target))
 		return rmawin__win_result(win, 0);
-	/* by ioctl while the poller yields, as a lone operation goes */
-	if (win && win->ep->ring && !rmawin__ring_bypass(win->ep)) {
+	if (by_ring) {
 		memset(&op, 0, sizeof(op));
 		op.opcode = RMAWIN_OP_FLUSH;
 		op.win = win->id;
