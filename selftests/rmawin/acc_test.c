@@ -257,16 +257,16 @@ TEST_F_TIMEOUT(path, large_accumulate_through_the_inbox_9_ranks, 240)
  * path: the chunk is the kernel's arithmetic, which both paths share, and
  * a group this large is the suite's slowest to set up.
  */
-FIXTURE(seventeen) {};
-FIXTURE_SETUP(seventeen) {}
-FIXTURE_TEARDOWN(seventeen) {}
-TEST_F_TIMEOUT(seventeen, large_accumulate_through_the_inbox_17_ranks, 400)
+FIXTURE(large_groups) {};
+FIXTURE_SETUP(large_groups) {}
+FIXTURE_TEARDOWN(large_groups) {}
+TEST_F_TIMEOUT(large_groups, large_accumulate_through_the_inbox_17_ranks, 400)
 {
 	ASSERT_EQ(16384, rmawin_bulk_chunk(17));
 	big_acc_case(_metadata, 17, true);
 }
 /* 33 ranks: 8 KiB chunks, the smallest, 9 for the 65 832 bytes */
-TEST_F_TIMEOUT(seventeen, large_accumulate_through_the_inbox_33_ranks, 600)
+TEST_F_TIMEOUT(large_groups, large_accumulate_through_the_inbox_33_ranks, 600)
 {
 	ASSERT_EQ(8192, rmawin_bulk_chunk(33));
 	big_acc_case(_metadata, 33, true);
