@@ -126,6 +126,10 @@ static void rmawin_win_copy(struct rmawin_win *win, u64 off, void *buf, u32 len,
 	}
 }
 
+/* Bytes of the window that rmawin_acc_apply_win() holds on its stack at once */
+#define RMAWIN_ACC_STEP		64
+static_assert(RMAWIN_ACC_STEP % sizeof(u64) == 0);
+
 /**
  * rmawin_acc_apply_win() - apply one fragment to a window
  * @win: the window
@@ -138,24 +142,30 @@ static void rmawin_win_copy(struct rmawin_win *win, u64 off, void *buf, u32 len,
  * @old: receives the previous values, or NULL for an accumulate that
  *	does not fetch them
  *
- * Atomic against every other accumulate on the window.
+ * Atomic against every other accumulate on the window: the whole fragment
+ * under its lock, taken RMAWIN_ACC_STEP bytes at a time.
  */
 void rmawin_acc_apply_win(struct rmawin_win *win, u8 opcode, u8 acc_op, u8 type,
 			  u64 off, u32 len, const void *data, void *old)
 {
-	u64 cur[RMAWIN_ACC_FRAG / sizeof(u64)];
+	u64 cur[RMAWIN_ACC_STEP / sizeof(u64)];
+	u32 size = rmawin_acc_size(type), done, n;
 	unsigned long flags;
 
 	spin_lock_irqsave(&win->acc_lock, flags);
-	rmawin_win_copy(win, off, cur, len, false);
-	if (old)
-		memcpy(old, cur, len);
-	if (opcode == RMAWIN_OP_CAS) {
-		if (!memcmp(cur, data + len, len))
-			rmawin_win_copy(win, off, (void *)data, len, true);
-	} else if (acc_op != RMAWIN_ACC_NO_OP) {
-		rmawin_acc_apply(acc_op, type, cur, data, len / rmawin_acc_size(type));
-		rmawin_win_copy(win, off, cur, len, true);
+	for (done = 0; done < len; done += n) {
+		n = min_t(u32, len - done, sizeof(cur));
+		rmawin_win_copy(win, off + done, cur, n, false);
+		if (old)
+			memcpy(old + done, cur, n);
+		if (opcode == RMAWIN_OP_CAS) {
+			/* one element: @len is at most 8 bytes */
+			if (!memcmp(cur, data + len, len))
+				rmawin_win_copy(win, off, (void *)data, len, true);
+		} else if (acc_op != RMAWIN_ACC_NO_OP) {
+			rmawin_acc_apply(acc_op, type, cur, data + done, n / size);
+			rmawin_win_copy(win, off + done, cur, n, true);
+		}
 	}
 	spin_unlock_irqrestore(&win->acc_lock, flags);
 }
@@ -173,27 +183,37 @@ int rmawin_acc_copy_in(const struct rmawin_op_desc *op, void *buf)
 	return 0;
 }
 
+/*
+ * Bytes of a local accumulate taken in one step: its origin (and compare)
+ * elements and the old ones live on the stack meanwhile.  Whole elements of
+ * every type; MPI's atomicity is per element, so the steps need no more.
+ */
+#define RMAWIN_ACC_LOCAL_STEP	128
+static_assert(RMAWIN_ACC_LOCAL_STEP % sizeof(u64) == 0);
+
 /**
  * rmawin_acc_local() - an accumulate on this rank's own window
  * @ep: the endpoint
  * @op: the descriptor
  * @t: its window and byte offset there
  *
- * Done at once, under the same lock as the peers' accumulates.
- * Return: 0, -EFAULT, -ENOMEM.
+ * Done at once, under the same lock as the peers' accumulates, in steps of
+ * RMAWIN_ACC_LOCAL_STEP bytes.
+ * Return: 0, -EFAULT.
  */
 int rmawin_acc_local(struct rmawin_ep *ep, const struct rmawin_op_desc *op,
 		     const struct rmawin_target *t)
 {
 	struct rmawin_win *win = t->win;
 	u64 off = t->off;
-	u8 data[2 * RMAWIN_ACC_FRAG], old[RMAWIN_ACC_FRAG] __aligned(8);
+	u8 data[2 * RMAWIN_ACC_LOCAL_STEP] __aligned(8);
+	u8 old[RMAWIN_ACC_LOCAL_STEP] __aligned(8);
 	struct rmawin_op_desc frag = *op;
 	u64 done;
 	u32 n;
 
 	for (done = 0; done < op->len; done += n) {
-		n = min_t(u64, op->len - done, RMAWIN_ACC_FRAG);
+		n = min_t(u64, op->len - done, RMAWIN_ACC_LOCAL_STEP);
 		frag.len = n;
 		frag.origin = op->origin + done;
 		if (rmawin_acc_copy_in(&frag, data))

@@ -185,7 +185,7 @@ static struct rmawin_peer *rmawin_reg_peer(struct rmawin_group *grp)
  * @access: IB_ACCESS_* they grant
  *
  * Context: process context; sleeps.
- * Return: 0; -ECONNRESET with no peer connected; the post's error; the
+ * Return: 0; -ECONNRESET with no peer connected; -ENOMEM; the post's error; the
  * peer's error (-EPROTO for one cut off, else -ECONNRESET) if it failed
  * while its queue pair held the registration, which then was flushed;
  * -EIO for a registration the device refused.
@@ -193,8 +193,8 @@ static struct rmawin_peer *rmawin_reg_peer(struct rmawin_group *grp)
 int rmawin_reg_mrs(struct rmawin_group *grp, struct ib_mr **mrs, u32 n, int access)
 {
 	struct rmawin_peer *peer = rmawin_reg_peer(grp);
-	struct ib_reg_wr wrs[RMAWIN_REG_BATCH];
 	struct rmawin_reg_wait w;
+	struct ib_reg_wr *wrs;
 	u32 i;
 	int ret;
 
@@ -202,7 +202,10 @@ int rmawin_reg_mrs(struct rmawin_group *grp, struct ib_mr **mrs, u32 n, int acce
 		return -ECONNRESET;
 	if (!n || n > RMAWIN_REG_BATCH)
 		return -EINVAL;
-	memset(wrs, 0, sizeof(wrs));
+	/* not on the stack: a batch of work requests is over a kilobyte */
+	wrs = kcalloc(n, sizeof(*wrs), GFP_KERNEL_ACCOUNT);
+	if (!wrs)
+		return -ENOMEM;
 	w.cqe.done = rmawin_reg_done;
 	init_completion(&w.done);
 	for (i = 0; i < n; i++) {
@@ -217,10 +220,12 @@ int rmawin_reg_mrs(struct rmawin_group *grp, struct ib_mr **mrs, u32 n, int acce
 		wr->access = access;
 	}
 	ret = rmawin_post_send(peer->qp, &wrs[0].wr, false);
+	/* the device completes it or the QP's teardown flushes it: no timeout */
+	if (!ret)
+		wait_for_completion(&w.done);
+	kfree(wrs);
 	if (ret)
 		return ret;
-	/* the device completes it or the QP's teardown flushes it: no timeout */
-	wait_for_completion(&w.done);
 	if (w.status == -ECONNRESET)
 		return READ_ONCE(peer->error) ?: -ECONNRESET;
 	return w.status;

@@ -578,18 +578,19 @@ static void uneven_vals(unsigned char *p, size_t bytes, uint32_t seed)
 	}
 }
 
+/* @arg: the rank that issues them (rank 1, or rank 0 on its own window) */
 static int uneven_rank(struct rmawin_ep *ep, void *arg)
 {
 	const size_t size = NOPS * RMAWIN_FLOAT * UNEVEN_LENS * UNEVEN_SLOT;
 	unsigned char *mem = malloc(size), *o = malloc(size), *want = malloc(size);
-	unsigned char *res = calloc(1, size);
-	int me = rmawin_rank(ep), op, type, len;
+	unsigned char *res = calloc(1, size), *orig = malloc(size);
+	int me = rmawin_rank(ep), origin = *(const int *)arg, op, type, len;
 	struct rmawin_win *win;
 	size_t at, count, i;
 
-	(void)arg;
-	RMAWIN_TEST_TRY(1, !mem || !o || !want || !res);
+	RMAWIN_TEST_TRY(1, !mem || !o || !want || !res || !orig);
 	uneven_vals(mem, size, 7);
+	uneven_vals(orig, size, 7);
 	uneven_vals(want, size, 7);
 	uneven_vals(o, size, 11);
 	RMAWIN_TEST_TRY(2, rmawin_win_create(ep, mem, me ? 0 : size, 1, 0, &win));
@@ -600,7 +601,7 @@ static int uneven_rank(struct rmawin_ep *ep, void *arg)
 				at = uneven_slot(op, type, len);
 				count = uneven_count(len, type);
 				reference(op, type, want + at, o + at, count);
-				if (me == 0)
+				if (me != origin)
 					continue;
 				RMAWIN_TEST_TRY(4, op == RMAWIN_SUM ?
 					rmawin_get_accumulate(win, o + at, res + at, count, type,
@@ -608,12 +609,12 @@ static int uneven_rank(struct rmawin_ep *ep, void *arg)
 					rmawin_accumulate(win, o + at, count, type, 0, at, op));
 			}
 	RMAWIN_TEST_TRY(5, rmawin_fence(win, 0));
-	/* rank 1: the previous values; rank 0: the whole window, between slots too */
-	for (type = 0; me == 1 && type < RMAWIN_FLOAT; type++)
+	/* the origin: the previous values; rank 0: the whole window, between slots too */
+	for (type = 0; me == origin && type < RMAWIN_FLOAT; type++)
 		for (len = 0; len < UNEVEN_LENS; len++) {
 			at = uneven_slot(RMAWIN_SUM, type, len);
 			count = uneven_count(len, type);
-			if (memcmp(res + at, mem + at, count * type_size[type])) {
+			if (memcmp(res + at, orig + at, count * type_size[type])) {
 				RMAWIN_TEST_MSG("type %d, %zu elements: previous values differ",
 						type, count);
 				return 6;
@@ -631,12 +632,24 @@ static int uneven_rank(struct rmawin_ep *ep, void *arg)
 	free(o);
 	free(want);
 	free(res);
+	free(orig);
 	return 0;
 }
 
 TEST_F(path, integers_at_uneven_lengths_and_offsets_against_reference)
 {
-	EXPECT_EQ(2, rmawin_test_run_eps(_metadata, 2, uneven_rank, NULL, 60));
+	int origin = 1;
+
+	EXPECT_EQ(2, rmawin_test_run_eps(_metadata, 2, uneven_rank, &origin, 60));
+	EXPECT_EQ(0, rmawin_stat("reqs"));
+}
+
+/* The same, rank 0 on its own window: the module applies them at once, in steps */
+TEST_F(path, integers_at_uneven_lengths_and_offsets_on_own_window)
+{
+	int origin = 0;
+
+	EXPECT_EQ(2, rmawin_test_run_eps(_metadata, 2, uneven_rank, &origin, 60));
 	EXPECT_EQ(0, rmawin_stat("reqs"));
 }
 
