@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <unistd.h>
 
 #include "rmawin_mpi.h"
 
@@ -237,6 +238,61 @@ static int rmpi_join_once(MPI_Comm comm, struct rmawin_ep_attr *attr, int try, c
 	return err;
 }
 
+/*
+ * This node's ranks of the job, as the launcher says (Open MPI's
+ * OMPI_COMM_WORLD_LOCAL_SIZE, Hydra's MPI_LOCALNRANKS), and at least
+ * @comm's ranks that share memory with this one.  Collective over @comm.
+ */
+static long rmpi_node_ranks(MPI_Comm comm)
+{
+	static const char *const vars[] = { "OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS" };
+	MPI_Comm node;
+	long n = 0, v;
+	int size;
+
+	if (PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) ==
+	    MPI_SUCCESS) {
+		if (PMPI_Comm_size(node, &size) == MPI_SUCCESS)
+			n = size;
+		PMPI_Comm_free(&node);
+	}
+	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+		const char *e = getenv(vars[i]);
+
+		v = e ? strtol(e, NULL, 10) : 0;
+		if (v > n)
+			n = v;
+	}
+	return n;
+}
+
+/*
+ * Whether the group's endpoint goes without librmawin's ring.  Its poller
+ * is a kernel thread that needs a CPU of its own, and MPI ranks spin in
+ * their waits: where the job's ranks on this node are at least its online
+ * CPUs the poller takes turns with them, and OSU's flush-mode latencies on
+ * the ring were 2 to 7 times the ioctl path's (Documentation/mpi.rst).
+ * RMAWIN_MPI_RING=1 keeps the ring there, 0 leaves it out everywhere;
+ * RMAWIN_NO_RING=1 (librmawin's own) still wins.  Collective over @comm
+ * whatever the environment says, so that ranks that differ cannot hang.
+ */
+static int rmpi_no_ring(MPI_Comm comm)
+{
+	const char *v = getenv("RMAWIN_MPI_RING");
+	long ranks = rmpi_node_ranks(comm), cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	int no;
+
+	if (v && !strcmp(v, "1"))
+		no = 0;
+	else if (v && !strcmp(v, "0"))
+		no = 1;
+	else
+		no = cpus > 0 && ranks >= cpus;
+	rmpi_debug("ring: %s (%ld ranks on this node, %ld CPUs, RMAWIN_MPI_RING=%s)",
+		   no ? "off" : "on", ranks, cpus, v ? v : "auto");
+	return no;
+}
+
 /* Join every rank of @comm into a new rmawin group (collective). */
 static int rmpi_join(MPI_Comm comm, struct rmawin_ep **ep)
 {
@@ -269,6 +325,8 @@ static int rmpi_join(MPI_Comm comm, struct rmawin_ep **ep)
 	}
 	attr.addrs = (const char *const *)addrs;
 	attr.ibdev = ibdev;
+	if (rmpi_no_ring(comm))
+		attr.flags |= RMAWIN_EP_NO_RING;
 	tmo = getenv("RMAWIN_MPI_TIMEOUT_MS");
 	attr.timeout_ms = tmo ? (unsigned int)strtoul(tmo, NULL, 10) : 0;
 	/*

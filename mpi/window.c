@@ -72,6 +72,19 @@ int rmawin_mpi_win_backend(MPI_Win win)
 	return rmpi_win_lookup(win) != NULL;
 }
 
+/*
+ * rmawin_mpi_win_ring() - whether @win's operations go through librmawin's
+ *	ring (1) or one ioctl each (0); -1 for a window rmawin does not carry
+ * Exported for tests and tools, which find it with dlsym().
+ */
+int rmawin_mpi_win_ring(MPI_Win win);
+int rmawin_mpi_win_ring(MPI_Win win)
+{
+	struct rmpi_win *w = rmpi_win_lookup(win);
+
+	return w ? rmawin_ep_ring_active(w->grp->ep) == 1 : -1;
+}
+
 static int rmpi_keyval(void)
 {
 	if (rmpi_win_keyval != MPI_KEYVAL_INVALID)

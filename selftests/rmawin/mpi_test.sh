@@ -6,6 +6,10 @@
 #   mpi_test.sh [openmpi|mpich]...    default: both
 # Environment: MPI_TEST_NP (ranks, default 4), MPI_TEST_TIMEOUT (seconds
 # per program, default 180), MPI_TEST_UCX_TLS (MPICH's UCX transports).
+# The programs run with RMAWIN_MPI_RING=1 unless it is set: rmawin-mpi
+# would leave the ring out in a guest with fewer CPUs than ranks (mpi.rst),
+# and the check runs this suite once for each of librmawin's paths
+# (RMAWIN_NO_RING=1 the second time); ring_policy checks that choice.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 top=$PWD
@@ -14,6 +18,7 @@ top=$PWD
 . selftests/rmawin/tap.sh
 
 progs=(sync_modes types comms errors same_op requests)
+export RMAWIN_MPI_RING=${RMAWIN_MPI_RING:-1}
 np=${MPI_TEST_NP:-4}
 tmo=${MPI_TEST_TIMEOUT:-180}
 # MPICH's UCX would wire up over the soft-RoCE device's UD queue pairs,
@@ -28,7 +33,7 @@ run_prog() {
 	local fl=$1 prog=$top/selftests/rmawin/mpi/$1/$2 lib=$top/mpi/librmawin-mpi-$1.so
 	local fwd=() v
 	# Hydra passes the whole environment on; Open MPI's mpirun what -x names
-	for v in RMAWIN_NO_RING RMAWIN_MPI_DEBUG RMAWIN_MPI_PORT RMAWIN_MPI_TIMEOUT_MS RMAWIN_MPI_SAME_OP RMAWIN_MPI_LAZY_LOCK \
+	for v in RMAWIN_NO_RING RMAWIN_MPI_RING MT_WANT_RING RMAWIN_MPI_DEBUG RMAWIN_MPI_PORT RMAWIN_MPI_TIMEOUT_MS RMAWIN_MPI_SAME_OP RMAWIN_MPI_LAZY_LOCK \
 		RMAWIN_IBDEV RMAWIN_ADDR; do
 		[[ -n ${!v:-} ]] && fwd+=(-x "$v")
 	done
@@ -50,7 +55,7 @@ why_skip() {
 	[[ $fl == mpich ]] && launcher=mpiexec.mpich
 	command -v "$launcher" >/dev/null || { echo "$launcher not installed (tools/deps mpi)"; return; }
 	[[ -f mpi/librmawin-mpi-$fl.so ]] || { echo "mpi/librmawin-mpi-$fl.so not built (make mpi)"; return; }
-	for p in "${progs[@]}"; do
+	for p in "${progs[@]}" ring_policy; do
 		[[ -x selftests/rmawin/mpi/$fl/$p ]] ||
 			{ echo "selftests/rmawin/mpi/$fl/$p not built (make mpi)"; return; }
 	done
@@ -68,8 +73,26 @@ collide() {
 	return "$rc"
 }
 
+# RMAWIN_MPI_RING's choice, made where the group is joined: off by default
+# where the node's ranks are at least its CPUs, on below that, and as the
+# variable forces it either way; RMAWIN_NO_RING=1 (librmawin's) always wins.
+# Each case's program checks the path it got and its data (ring_policy.c).
+ring_policy() {
+	local fl=$1 cpus mode n want forced=0 c
+	cpus=$(getconf _NPROCESSORS_ONLN)
+	[[ -n ${RMAWIN_NO_RING:-} && ${RMAWIN_NO_RING} != 0 ]] && forced=1
+	local cases=("auto $cpus 0" "1 $cpus 1" "0 1 0")
+	((cpus > 1)) && cases+=("auto 1 1")
+	for c in "${cases[@]}"; do
+		read -r mode n want <<<"$c"
+		((forced)) && want=0
+		echo "# ring_policy: RMAWIN_MPI_RING=$mode on $n of $cpus CPUs: want path $want"
+		RMAWIN_MPI_RING=$mode MT_WANT_RING=$want np=$n run_prog "$fl" ring_policy || return 1
+	done
+}
+
 echo "TAP version 13"
-echo "1..$((${#flavors[@]} * (${#progs[@]} + 1)))"
+echo "1..$((${#flavors[@]} * (${#progs[@]} + 2)))"
 for fl in "${flavors[@]}"; do
 	why=$(why_skip "$fl")
 	for p in "${progs[@]}"; do
@@ -85,6 +108,12 @@ for fl in "${flavors[@]}"; do
 		echo "ok $n mpi: $fl two jobs on the same first ports # SKIP $why"
 	else
 		check "mpi: $fl two jobs on the same first ports" collide "$fl"
+	fi
+	if [[ -n $why ]]; then
+		n=$((n + 1))
+		echo "ok $n mpi: $fl ring or ioctl as RMAWIN_MPI_RING decides # SKIP $why"
+	else
+		check "mpi: $fl ring or ioctl as RMAWIN_MPI_RING decides" ring_policy "$fl"
 	fi
 done
 exit "$failed"
