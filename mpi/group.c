@@ -270,8 +270,9 @@ static long rmpi_node_ranks(MPI_Comm comm)
  * Whether the group's endpoint goes without librmawin's ring.  Its poller
  * is a kernel thread that needs a CPU of its own, and MPI ranks spin in
  * their waits: where the job's ranks on this node are at least its online
- * CPUs the poller takes turns with them, and OSU's flush-mode latencies on
- * the ring were 2 to 7 times the ioctl path's (Documentation/mpi.rst).
+ * CPUs the poller takes turns with them, and OSU's 8-byte latencies on the
+ * ring were 1.6 to 7 times the ioctl path's in a quarter of the figures
+ * (Documentation/mpi.rst).
  * RMAWIN_MPI_RING=1 keeps the ring there, 0 leaves it out everywhere;
  * RMAWIN_NO_RING=1 (librmawin's own) still wins.  Collective over @comm
  * whatever the environment says, so that ranks that differ cannot hang.

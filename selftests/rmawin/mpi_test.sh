@@ -78,16 +78,16 @@ collide() {
 # variable forces it either way; RMAWIN_NO_RING=1 (librmawin's) always wins.
 # Each case's program checks the path it got and its data (ring_policy.c).
 ring_policy() {
-	local fl=$1 cpus mode n want forced=0 c
+	local fl=$1 cpus mode ranks want forced=0 c
 	cpus=$(getconf _NPROCESSORS_ONLN)
 	[[ -n ${RMAWIN_NO_RING:-} && ${RMAWIN_NO_RING} != 0 ]] && forced=1
 	local cases=("auto $cpus 0" "1 $cpus 1" "0 1 0")
 	((cpus > 1)) && cases+=("auto 1 1")
 	for c in "${cases[@]}"; do
-		read -r mode n want <<<"$c"
+		read -r mode ranks want <<<"$c"
 		((forced)) && want=0
-		echo "# ring_policy: RMAWIN_MPI_RING=$mode on $n of $cpus CPUs: want path $want"
-		RMAWIN_MPI_RING=$mode MT_WANT_RING=$want np=$n run_prog "$fl" ring_policy || return 1
+		echo "# ring_policy: RMAWIN_MPI_RING=$mode on $ranks of $cpus CPUs: want path $want"
+		RMAWIN_MPI_RING=$mode MT_WANT_RING=$want np=$ranks run_prog "$fl" ring_policy || return 1
 	done
 }
 
