@@ -122,7 +122,9 @@ static void rmawin_req_release(struct rmawin_req *req, bool copy_out)
 
 	rmawin_op_def(req->opcode)->release(req, copy_out);
 	if (req->status) {
-		rmawin_count(win->ep, RMAWIN_CNT_ERRORS, 1);
+		/* a whole lock epoch refused at once is the target's answer */
+		if (req->status != -EAGAIN)
+			rmawin_count(win->ep, RMAWIN_CNT_ERRORS, 1);
 		if (!win->error)
 			win->error = req->status;
 	}

@@ -338,6 +338,7 @@ static int busy_rank(struct rmawin_ep *ep, void *arg)
 	int64_t one = 1, r, *cnt = &mem[B_CNT / 8];
 	int me = rmawin_rank(ep), bad = 0;
 	struct rmawin_win *win;
+	long errors = -1;
 	__u32 id;
 
 	(void)arg;
@@ -351,6 +352,8 @@ static int busy_rank(struct rmawin_ep *ep, void *arg)
 		RMAWIN_TEST_TRY(3, rmawin_lock(win, RMAWIN_LOCK_EXCLUSIVE, 1));
 	RMAWIN_TEST_TRY(4, rmawin_barrier(ep));
 	if (me == 0) {
+		errors = rmawin_test_ep_stat("errors");
+		CHECK(errors >= 0, "no errors counter in the endpoint's debugfs file");
 		RMAWIN_TEST_WANT(-EAGAIN, rma1(ep, eop(RMAWIN_OP_PUT, id, 1, EX, v, 32, 0)));
 		RMAWIN_TEST_WANT(-EAGAIN, rma1(ep, eop(RMAWIN_OP_PUT, id, 1, SH, v, 32, 0)));
 		memset(buf, 0x5a, sizeof(buf));
@@ -366,6 +369,10 @@ static int busy_rank(struct rmawin_ep *ep, void *arg)
 							RMAWIN_TYPE_INT64, &one, 8, B_CNT,
 							NULL, NULL)));
 		CHECK(r == -1, "a refused fetch_and_op wrote %lld to its result", (long long)r);
+		/* a refusal is the target's answer, not a failed operation */
+		CHECK(rmawin_test_ep_stat("errors") == errors,
+		      "six refused epochs took the errors counter from %ld to %ld", errors,
+		      rmawin_test_ep_stat("errors"));
 	}
 	RMAWIN_TEST_TRY(5, rmawin_barrier(ep));
 	if (me == 1) {
