@@ -63,6 +63,14 @@ static int rmawin_copy_addrs(struct rmawin_group *grp, u64 uptr)
 	return 0;
 }
 
+/*
+ * An accumulate id never handed out: its reservation keeps the first node
+ * of @acc_reqs (ids 1 to 62) from being freed when a lone accumulate's
+ * reply is in and allocated again for the next one (an xarray holds only
+ * index 0 without a node), a slab allocation and an RCU free per request.
+ */
+#define RMAWIN_ACC_ID_KEEP	(XA_CHUNK_SIZE - 1)
+
 static struct rmawin_group *rmawin_group_alloc(struct rmawin_ep *ep,
 					       const struct rmawin_group_join *j)
 {
@@ -89,6 +97,12 @@ static struct rmawin_group *rmawin_group_alloc(struct rmawin_ep *ep,
 	 */
 	xa_init_flags(&grp->acc_reqs, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_IRQ);
 	lockdep_set_class(&grp->acc_reqs.xa_lock, &rmawin_acc_reqs_lock_key);
+	if (xa_reserve_irq(&grp->acc_reqs, RMAWIN_ACC_ID_KEEP, GFP_KERNEL_ACCOUNT)) {
+		kvfree(grp->peers);
+		kvfree(grp->addrs);
+		kfree(grp);
+		return NULL;
+	}
 	grp->rank = j->rank;
 	grp->nranks = j->nranks;
 	/* where the caller lives: its addresses mean something only there */
@@ -227,6 +241,8 @@ void rmawin_group_destroy(struct rmawin_group *grp)
 	rmawin_group_free_cqs(grp);
 	rmawin_auth_free(grp);
 	put_net(grp->net);
+	/* the reservation (rmawin_group_alloc()); every request is gone */
+	xa_destroy(&grp->acc_reqs);
 	kvfree(grp->addrs);
 	kvfree(grp->peers);
 	kfree(grp);
