@@ -80,14 +80,6 @@ static struct rmawin_group *rmawin_group_alloc(struct rmawin_ep *ep,
 	grp = kzalloc(sizeof(*grp), GFP_KERNEL_ACCOUNT);
 	if (!grp)
 		return NULL;
-	grp->peers = kvcalloc(j->nranks, sizeof(*grp->peers), GFP_KERNEL_ACCOUNT);
-	grp->addrs = kvcalloc(j->nranks, sizeof(*grp->addrs), GFP_KERNEL_ACCOUNT);
-	if (!grp->peers || !grp->addrs) {
-		kvfree(grp->peers);
-		kvfree(grp->addrs);
-		kfree(grp);
-		return NULL;
-	}
 	grp->ep = ep;
 	xa_init(&grp->tables);
 	/*
@@ -97,7 +89,11 @@ static struct rmawin_group *rmawin_group_alloc(struct rmawin_ep *ep,
 	 */
 	xa_init_flags(&grp->acc_reqs, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_IRQ);
 	lockdep_set_class(&grp->acc_reqs.xa_lock, &rmawin_acc_reqs_lock_key);
-	if (xa_reserve_irq(&grp->acc_reqs, RMAWIN_ACC_ID_KEEP, GFP_KERNEL_ACCOUNT)) {
+	grp->peers = kvcalloc(j->nranks, sizeof(*grp->peers), GFP_KERNEL_ACCOUNT);
+	grp->addrs = kvcalloc(j->nranks, sizeof(*grp->addrs), GFP_KERNEL_ACCOUNT);
+	/* the reservation is the last step that can fail: nothing to undo */
+	if (!grp->peers || !grp->addrs ||
+	    xa_reserve_irq(&grp->acc_reqs, RMAWIN_ACC_ID_KEEP, GFP_KERNEL_ACCOUNT)) {
 		kvfree(grp->peers);
 		kvfree(grp->addrs);
 		kfree(grp);
