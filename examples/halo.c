@@ -387,8 +387,7 @@ static void write_outputs(const struct params *p, const struct result *r, const 
 }
 
 /*
- * The parallel part.  Returns, on rank 0 only, the gathered full grid (and
- * fills @r); NULL on the other ranks.
+ * The parallel part (run_parallel() and the two below).
  *
  * Local memory of a rank that owns @nloc rows, in doubles, rows w = NX + 2 wide:
  *
@@ -408,41 +407,148 @@ static void write_outputs(const struct params *p, const struct result *r, const 
  * iteration would save the copy but double the registrations, and each
  * iteration's fences would have to alternate between them.)
  */
+/* One rank's part of the parallel run. */
+struct rank_state {
+	int nranks;
+	int first, nloc;	/* first owned row (1-based in the full grid), how many */
+	size_t w, row_bytes;	/* a row: NX + 2 doubles */
+	double *u;		/* the window's memory, laid out as above */
+	double *rowres;		/* its per-row residuals */
+	double *looptime;	/* its loop time */
+	struct rmawin_win *win;
+	unsigned int open_assert, close_assert;
+};
+
+/* The iterations: each one a halo exchange between two fences, then a sweep. */
+static void iterate(const struct params *p, struct rank_state *s)
+{
+	size_t w = s->w;
+	double *u = s->u, *scratch, t0;
+	int up_first, up_nloc, it;
+
+	scratch = xcalloc((size_t)s->nloc * p->nx, sizeof(double));
+	if (myrank > 0)
+		block(p->ny, s->nranks, myrank - 1, &up_first, &up_nloc);
+	else
+		up_nloc = 0;
+
+	t0 = now();
+	for (it = 0; it < p->iters; it++) {
+		/*
+		 * Opens the epoch; also keeps the neighbours' puts out of my ghost
+		 * rows until I have finished reading them in the previous sweep.
+		 */
+		RMA(rmawin_fence(s->win, s->open_assert));
+		/* My first owned row -> the upper neighbour's lower ghost row. */
+		if (myrank > 0)
+			RMA(rmawin_put(s->win, u + w, s->row_bytes, myrank - 1,
+				       (size_t)(up_nloc + 1) * w));
+		/* My last owned row -> the lower neighbour's upper ghost row. */
+		if (myrank < s->nranks - 1)
+			RMA(rmawin_put(s->win, u + s->nloc * w, s->row_bytes, myrank + 1, 0));
+		/* Completes the puts, here and at the targets: the ghost rows are in. */
+		RMA(rmawin_fence(s->win, s->close_assert));
+
+		sweep(u, scratch, s->rowres, s->nloc, p->nx);
+		copy_back(u, scratch, s->nloc, p->nx);
+	}
+	*s->looptime = now() - t0;
+	free(scratch);
+}
+
+/*
+ * Gather onto rank 0 with gets in one more fence epoch: the opening fence
+ * also makes every rank's last copy-back (a local store) visible to the
+ * gets.  Rank 0 takes its own block by memcpy.  Returns the full grid on
+ * rank 0 (and fills @r), NULL elsewhere.
+ */
+static double *gather(const struct params *p, const struct rank_state *s, struct result *r)
+{
+	size_t w = s->w;
+	double *grid = NULL, *all_rowres = NULL, *times = NULL;
+	int rk;
+
+	if (myrank == 0) {
+		grid = xcalloc((p->ny + 2) * w, sizeof(double));
+		init_rows(grid, 0, p->ny + 2, p->nx, p->ny);
+		all_rowres = xcalloc(p->ny, sizeof(double));
+		times = xcalloc(s->nranks, sizeof(double));
+		r->nranks = s->nranks;
+		r->min_rows = r->max_rows = s->nloc;
+	}
+
+	RMA(rmawin_fence(s->win, s->open_assert));
+	if (myrank == 0) {
+		memcpy(grid + s->first * w, s->u + w, s->nloc * s->row_bytes);
+		memcpy(all_rowres + s->first - 1, s->rowres, s->nloc * sizeof(double));
+		times[0] = *s->looptime;
+		for (rk = 1; rk < s->nranks; rk++) {
+			int rfirst, rnloc;
+
+			block(p->ny, s->nranks, rk, &rfirst, &rnloc);
+			if (rnloc < r->min_rows)
+				r->min_rows = rnloc;
+			if (rnloc > r->max_rows)
+				r->max_rows = rnloc;
+			/* Owned rows, then the residuals and the time behind the ghost row. */
+			RMA(rmawin_get(s->win, grid + rfirst * w, rnloc * s->row_bytes, rk, w));
+			RMA(rmawin_get(s->win, all_rowres + rfirst - 1, rnloc * sizeof(double), rk,
+				       (rnloc + 2) * w));
+			RMA(rmawin_get(s->win, times + rk, sizeof(double), rk,
+				       (rnloc + 2) * w + rnloc));
+		}
+	}
+	RMA(rmawin_fence(s->win, s->close_assert));
+
+	if (myrank == 0) {
+		r->res_par = residual(all_rowres, p->ny);
+		r->t_par = 0.0;
+		for (rk = 0; rk < s->nranks; rk++)
+			if (times[rk] > r->t_par)
+				r->t_par = times[rk];
+	}
+	free(all_rowres);
+	free(times);
+	return grid;
+}
+
+/*
+ * Returns, on rank 0 only, the gathered full grid (and fills @r); NULL on
+ * the other ranks.
+ */
 static double *run_parallel(const struct params *p, struct result *r)
 {
-	size_t w = (size_t)p->nx + 2, row_bytes = w * sizeof(double);
-	unsigned int open_assert = 0, close_assert = 0;
+	struct rank_state s = { 0 };
 	struct rmawin_ep *ep;
-	struct rmawin_win *win;
-	int nranks, first, nloc, up_first, up_nloc, rk, it, ret;
-	double *u, *scratch, *rowres, *looptime, t0;
-	double *grid = NULL, *all_rowres = NULL, *times = NULL;
+	double *grid;
 	size_t nwin;
+	int ret;
 
 	RMA(rmawin_ep_open_env(&ep));
 	RMA(ret = rmawin_rank(ep));
 	myrank = ret;
 	RMA(ret = rmawin_nranks(ep));
-	nranks = ret;
+	s.nranks = ret;
 
 	/* Every rank sees the same sizes, so every rank stops here, rank 0 says why. */
-	if (p->ny < nranks) {
+	if (p->ny < s.nranks) {
 		if (myrank == 0)
 			fprintf(stderr, "halo: %d rows cannot be split over %d ranks: use -m %d or more\n",
-				p->ny, nranks, nranks);
+				p->ny, s.nranks, s.nranks);
 		exit(2);
 	}
 
-	block(p->ny, nranks, myrank, &first, &nloc);
-	nwin = (nloc + 2) * w + nloc + 1;
-	u = xcalloc(nwin, sizeof(double));
-	rowres = u + (nloc + 2) * w;
-	looptime = rowres + nloc;
+	block(p->ny, s.nranks, myrank, &s.first, &s.nloc);
+	s.w = (size_t)p->nx + 2;
+	s.row_bytes = s.w * sizeof(double);
+	nwin = (s.nloc + 2) * s.w + s.nloc + 1;
+	s.u = xcalloc(nwin, sizeof(double));
+	s.rowres = s.u + (s.nloc + 2) * s.w;
+	s.looptime = s.rowres + s.nloc;
 	/* Rows first-1 .. first+nloc of the full grid: ghosts start as 0 (or the edge). */
-	init_rows(u, first - 1, nloc + 2, p->nx, p->ny);
-	scratch = xcalloc((size_t)nloc * p->nx, sizeof(double));
+	init_rows(s.u, s.first - 1, s.nloc + 2, p->nx, p->ny);
 
-	RMA(rmawin_win_create(ep, u, nwin * sizeof(double), sizeof(double), 0, &win));
+	RMA(rmawin_win_create(ep, s.u, nwin * sizeof(double), sizeof(double), 0, &s.win));
 
 	/*
 	 * The assertions of the classic fence-based halo exchange (Using MPI-2 and
@@ -454,87 +560,16 @@ static double *run_parallel(const struct params *p, struct result *r)
 	 * same assertions, as NOPRECEDE and NOSUCCEED require.
 	 */
 	if (!p->no_assert) {
-		open_assert = RMAWIN_MODE_NOPRECEDE;
-		close_assert = RMAWIN_MODE_NOSTORE | RMAWIN_MODE_NOPUT | RMAWIN_MODE_NOSUCCEED;
-	}
-	if (myrank > 0)
-		block(p->ny, nranks, myrank - 1, &up_first, &up_nloc);
-	else
-		up_nloc = 0;
-
-	t0 = now();
-	for (it = 0; it < p->iters; it++) {
-		/*
-		 * Opens the epoch; also keeps the neighbours' puts out of my ghost
-		 * rows until I have finished reading them in the previous sweep.
-		 */
-		RMA(rmawin_fence(win, open_assert));
-		/* My first owned row -> the upper neighbour's lower ghost row. */
-		if (myrank > 0)
-			RMA(rmawin_put(win, u + w, row_bytes, myrank - 1,
-				       (size_t)(up_nloc + 1) * w));
-		/* My last owned row -> the lower neighbour's upper ghost row. */
-		if (myrank < nranks - 1)
-			RMA(rmawin_put(win, u + nloc * w, row_bytes, myrank + 1, 0));
-		/* Completes the puts, here and at the targets: the ghost rows are in. */
-		RMA(rmawin_fence(win, close_assert));
-
-		sweep(u, scratch, rowres, nloc, p->nx);
-		copy_back(u, scratch, nloc, p->nx);
-	}
-	*looptime = now() - t0;
-
-	/*
-	 * Gather onto rank 0 with gets in one more fence epoch: the opening fence
-	 * also makes every rank's last copy-back (a local store) visible to the
-	 * gets.  Rank 0 takes its own block by memcpy.
-	 */
-	if (myrank == 0) {
-		grid = xcalloc((p->ny + 2) * w, sizeof(double));
-		init_rows(grid, 0, p->ny + 2, p->nx, p->ny);
-		all_rowres = xcalloc(p->ny, sizeof(double));
-		times = xcalloc(nranks, sizeof(double));
-		r->nranks = nranks;
-		r->min_rows = r->max_rows = nloc;
+		s.open_assert = RMAWIN_MODE_NOPRECEDE;
+		s.close_assert = RMAWIN_MODE_NOSTORE | RMAWIN_MODE_NOPUT | RMAWIN_MODE_NOSUCCEED;
 	}
 
-	RMA(rmawin_fence(win, open_assert));
-	if (myrank == 0) {
-		memcpy(grid + first * w, u + w, nloc * row_bytes);
-		memcpy(all_rowres + first - 1, rowres, nloc * sizeof(double));
-		times[0] = *looptime;
-		for (rk = 1; rk < nranks; rk++) {
-			int rfirst, rnloc;
+	iterate(p, &s);
+	grid = gather(p, &s, r);
 
-			block(p->ny, nranks, rk, &rfirst, &rnloc);
-			if (rnloc < r->min_rows)
-				r->min_rows = rnloc;
-			if (rnloc > r->max_rows)
-				r->max_rows = rnloc;
-			/* Owned rows, then the residuals and the time behind the ghost row. */
-			RMA(rmawin_get(win, grid + rfirst * w, rnloc * row_bytes, rk, w));
-			RMA(rmawin_get(win, all_rowres + rfirst - 1, rnloc * sizeof(double), rk,
-				       (rnloc + 2) * w));
-			RMA(rmawin_get(win, times + rk, sizeof(double), rk,
-				       (rnloc + 2) * w + rnloc));
-		}
-	}
-	RMA(rmawin_fence(win, close_assert));
-
-	RMA(rmawin_win_free(win));
+	RMA(rmawin_win_free(s.win));
 	RMA(rmawin_ep_close(ep));
-	free(scratch);
-	free(u);
-
-	if (myrank == 0) {
-		r->res_par = residual(all_rowres, p->ny);
-		r->t_par = 0.0;
-		for (rk = 0; rk < nranks; rk++)
-			if (times[rk] > r->t_par)
-				r->t_par = times[rk];
-	}
-	free(all_rowres);
-	free(times);
+	free(s.u);
 	return grid;
 }
 
