@@ -4,8 +4,8 @@
  * errnos, including "a batch with one bad operation issues none": the
  * test process is rank 0 and makes each refused call by hand, rank 1
  * checks that nothing of them reached its window.  Then the window ioctls
- * before GROUP_JOIN, and a freed window's handle.  rma_test.c moves the
- * data.
+ * before GROUP_JOIN, and a freed window's handle.  rma_test.c and
+ * rma_shapes_test.c move the data.
  *
  * Every test that opens endpoints through the library runs on both of its
  * paths: variants ring and no_ring.
