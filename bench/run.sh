@@ -37,7 +37,7 @@ dev=${RMAWIN_VM_IBDEV:-rxe0}
 addrs=${RMAWIN_VM_ADDRS:-198.18.0.1}
 addr=${addrs%%,*}
 
-# The iteration plans of bench/rmawin_bench.c, which perftest gets too: keep them in step.
+# The iteration plans of bench/rmawin_bench.h, which perftest gets too: keep them in step.
 SIZES=(8 16 64 256 1024 4096 16384 65536 262144 1048576 4194304)
 LAT_BYTES=$((16 << 20)) LAT_MIN_ITERS=10 LAT_MAX_ITERS=5000
 BW_BYTES=$((16 << 20)) BW_MIN_OPS=5 BW_MAX_OPS=4096 BW_REPS=5
