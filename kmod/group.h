@@ -11,6 +11,10 @@
 
 #include "rmawin.h"
 
+struct rmawin_req;
+struct crypto_shash;
+struct net;
+
 /**
  * struct rmawin_inbox - a group's inbox, where the peers' large accumulates
  *	land, or its outbox, whence ours go to theirs (bulk.c)

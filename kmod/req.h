@@ -10,6 +10,13 @@
 
 #include "rmawin.h"
 
+struct rmawin_req;
+struct rmawin_kmem;
+struct rmawin_mr_chunk;
+struct rmawin_lock_waiter;
+struct rmawin_nic_guess;
+struct rmawin_rcache_ent;
+
 /**
  * struct rmawin_remote_mr - one memory region of a peer's window
  * @iova: the address the region starts at, as the peer's device knows it
@@ -159,6 +166,29 @@ struct rmawin_win {
 	unsigned long *asking;
 };
 
+/* A request's own room for an operand, a compare value and a result (acc.c). */
+#define RMAWIN_ACC_INLINE_WORDS	(3 * RMAWIN_ACC_INLINE / sizeof(u64))
+
+/* Words of one atomic request in flight at once, at most (atomic.c). */
+#define RMAWIN_ATOMIC_LANES	32
+
+/**
+ * struct rmawin_atomic_lane - one work request of an atomic request
+ * @cqe: its completion entry
+ * @req: the request
+ * @word: the word it works on, by its index among the request's
+ * @idx: its index among the request's lanes: where in the request's
+ *	bounce buffer the device writes the word's previous value
+ * @guess: a compare-and-swap loop's guess of the word's current value
+ */
+struct rmawin_atomic_lane {
+	struct ib_cqe cqe;
+	struct rmawin_req *req;
+	u32 word;
+	u32 idx;
+	u64 guess;
+};
+
 /**
  * struct rmawin_req - one operation in flight
  * @node: in the window's @reqs
@@ -216,28 +246,6 @@ struct rmawin_win {
  *	starts on its queue pair (rmawin_peer.nic_serial,
  *	rmawin_group.self_serial)
  */
-struct rmawin_req;
-
-/* Words of one atomic request in flight at once, at most (atomic.c). */
-#define RMAWIN_ATOMIC_LANES	32
-
-/**
- * struct rmawin_atomic_lane - one work request of an atomic request
- * @cqe: its completion entry
- * @req: the request
- * @word: the word it works on, by its index among the request's
- * @idx: its index among the request's lanes: where in the request's
- *	bounce buffer the device writes the word's previous value
- * @guess: a compare-and-swap loop's guess of the word's current value
- */
-struct rmawin_atomic_lane {
-	struct ib_cqe cqe;
-	struct rmawin_req *req;
-	u32 word;
-	u32 idx;
-	u64 guess;
-};
-
 struct rmawin_req {
 	struct list_head node;
 	struct rmawin_win *win;
@@ -277,7 +285,7 @@ struct rmawin_req {
 			struct ib_qp *qp;
 			const struct rmawin_remote *remote;
 			u64 off;
-			u64 inl[3 * RMAWIN_ACC_INLINE / sizeof(u64)];
+			u64 inl[RMAWIN_ACC_INLINE_WORDS];
 			struct rmawin_nic_guess *guess;
 			u32 guess_n;
 			bool serial;

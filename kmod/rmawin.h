@@ -35,15 +35,7 @@
 
 struct rmawin_group;
 struct rmawin_peer;
-struct rmawin_req;
-struct rmawin_rcache;
-struct rmawin_rcache_ent;
-struct rmawin_kmem;
-struct rmawin_mr_chunk;
-struct rmawin_lock_waiter;
-struct crypto_shash;
 struct mem_cgroup;
-struct net;
 
 /**
  * enum rmawin_counter - what an endpoint counts (debugfs: rmawin/stats)
