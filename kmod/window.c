@@ -331,20 +331,10 @@ static int rmawin_win_setup(struct rmawin_win *win)
 	return ret;
 }
 
-/**
- * rmawin_ioctl_win_create() - RMAWIN_IOC_WIN_CREATE
- * @ep: the endpoint
- * @arg: struct rmawin_win_create, already copied in
- *
- * Return: 0 or a negative errno as the uAPI header documents.
- */
-int rmawin_ioctl_win_create(struct rmawin_ep *ep, void *arg)
+/* The arguments alone, before anything is locked or allocated. */
+static int rmawin_win_create_check(const struct rmawin_win_create *c)
 {
-	struct rmawin_win_create *c = arg;
-	struct rmawin_group *grp;
-	struct rmawin_win *win;
 	u64 end;
-	int ret;
 
 	if (c->flags & ~(RMAWIN_WIN_ALLOCATE | RMAWIN_WIN_SAME_OP | RMAWIN_WIN_NIC_SMALL_INTS) ||
 	    c->mmap_offset || !c->disp_unit)
@@ -360,23 +350,23 @@ int rmawin_ioctl_win_create(struct rmawin_ep *ep, void *arg)
 	if (c->length > RMAWIN_WIN_MAX || check_add_overflow(c->base, c->length, &end) ||
 	    (c->length && !access_ok(u64_to_user_ptr(c->base), c->length)))
 		return -EFAULT;
+	return 0;
+}
 
-	ret = rmawin_coll_lock(ep);
-	if (ret)
-		return ret;
-	ret = rmawin_ep_check_group(ep);
-	if (ret)
-		goto out_unlock;
-	grp = ep->group;
-	if (atomic_long_read(&ep->counters[RMAWIN_CNT_WINDOWS]) >= READ_ONCE(max_windows)) {
-		ret = -EMFILE;
-		goto out_unlock;
-	}
+/*
+ * A window of @ep as @c asks, counted, with its lock and PSCW state but
+ * nothing pinned yet.  Return: the window or an ERR_PTR().
+ */
+static struct rmawin_win *rmawin_win_new(struct rmawin_ep *ep, const struct rmawin_win_create *c)
+{
+	struct rmawin_win *win;
+	int ret;
+
+	if (atomic_long_read(&ep->counters[RMAWIN_CNT_WINDOWS]) >= READ_ONCE(max_windows))
+		return ERR_PTR(-EMFILE);
 	win = kzalloc(sizeof(*win), GFP_KERNEL_ACCOUNT);
-	if (!win) {
-		ret = -ENOMEM;
-		goto out_unlock;
-	}
+	if (!win)
+		return ERR_PTR(-ENOMEM);
 	win->ep = ep;
 	rmawin_count(ep, RMAWIN_CNT_WINDOWS, 1);
 	win->id = ep->next_win;
@@ -394,6 +384,36 @@ int rmawin_ioctl_win_create(struct rmawin_ep *ep, void *arg)
 	ret = rmawin_win_lock_init(win) ?: rmawin_win_pscw_init(win);
 	if (ret) {
 		rmawin_win_destroy(win);
+		return ERR_PTR(ret);
+	}
+	return win;
+}
+
+/**
+ * rmawin_ioctl_win_create() - RMAWIN_IOC_WIN_CREATE
+ * @ep: the endpoint
+ * @arg: struct rmawin_win_create, already copied in
+ *
+ * Return: 0 or a negative errno as the uAPI header documents.
+ */
+int rmawin_ioctl_win_create(struct rmawin_ep *ep, void *arg)
+{
+	struct rmawin_win_create *c = arg;
+	struct rmawin_win *win;
+	int ret;
+
+	ret = rmawin_win_create_check(c);
+	if (ret)
+		return ret;
+	ret = rmawin_coll_lock(ep);
+	if (ret)
+		return ret;
+	ret = rmawin_ep_check_group(ep);
+	if (ret)
+		goto out_unlock;
+	win = rmawin_win_new(ep, c);
+	if (IS_ERR(win)) {
+		ret = PTR_ERR(win);
 		goto out_unlock;
 	}
 	ret = rmawin_win_setup(win);
@@ -404,7 +424,7 @@ int rmawin_ioctl_win_create(struct rmawin_ep *ep, void *arg)
 	 */
 	if (!ret)
 		ret = xa_err(xa_store_bh(&ep->wins, win->id, win, GFP_KERNEL_ACCOUNT));
-	if (grp->nranks > 1)
+	if (ep->group->nranks > 1)
 		ret = rmawin_win_exchange_descs(win, ret);
 	if (ret) {
 		xa_erase_bh(&ep->wins, win->id);
