@@ -20,6 +20,97 @@ static struct rmawin_op_desc w64(int opcode, __u32 id, unsigned int flags, int a
 }
 
 /*
+ * Rank 0, before rank 1 locks anything: every accumulate-family epoch to
+ * rank 1's same_op window works, shared ones too, and so does a shared
+ * int32 accumulate.  Return: 1 if a check failed, else 0.
+ */
+static int same_op_unheld(struct rmawin_ep *ep, __u32 soid)
+{
+	int64_t three = 3, nine = 9, one = 1, c503 = 503, n600 = 600, r;
+	int32_t i32[2] = { 1, 2 };
+	int bad = 0;
+
+	r = -1;
+	RMAWIN_TEST_WANT(0, rma1(ep, w64(RMAWIN_OP_FETCH_OP, soid, SH, RMAWIN_ACC_SUM,
+					 &three, 1, &r, NULL)));
+	CHECK(r == 500, "shared fetch_and_op fetched %lld, want 500", (long long)r);
+	RMAWIN_TEST_WANT(0, rma1(ep, w64(RMAWIN_OP_ACC, soid, SH, RMAWIN_ACC_SUM, &nine, 2,
+					 NULL, NULL)));
+	r = -1;
+	RMAWIN_TEST_WANT(0, rma1(ep, w64(RMAWIN_OP_GET_ACC, soid, SH, RMAWIN_ACC_NO_OP,
+					 &nine, 1, &r, NULL)));
+	CHECK(r == 503, "shared get_accumulate NO_OP fetched %lld, want 503", (long long)r);
+	r = -1;
+	RMAWIN_TEST_WANT(0, rma1(ep, w64(RMAWIN_OP_CAS, soid, SH, 0, &n600, 1, &r, &c503)));
+	CHECK(r == 503, "shared compare_and_swap fetched %lld, want 503", (long long)r);
+	r = -1;
+	RMAWIN_TEST_WANT(0, rma1(ep, w64(RMAWIN_OP_FETCH_OP, soid, EX, RMAWIN_ACC_SUM,
+					 &one, 1, &r, NULL)));
+	CHECK(r == 600, "exclusive fetch_and_op fetched %lld, want 600", (long long)r);
+	RMAWIN_TEST_WANT(0, rma1(ep, eacc(RMAWIN_OP_ACC, soid, 1, SH, RMAWIN_ACC_SUM,
+					  RMAWIN_TYPE_INT32, i32, 8, 4, NULL, NULL)));
+	return bad;
+}
+
+/*
+ * Rank 0, while rank 1 holds both its windows shared: every 8-byte
+ * accumulate-family epoch to the same_op window is -EAGAIN and writes no
+ * result; a shared put, get and int32 accumulate there work, and so does a
+ * shared fetch_and_op on the plain window.  Return: 1 if a check failed.
+ */
+static int same_op_held_shared(struct rmawin_ep *ep, __u32 soid, __u32 pmid)
+{
+	int64_t one = 1, c601 = 601, n700 = 700, x77 = 0x77, r;
+	int32_t i32[2] = { 1, 2 };
+	int bad = 0;
+
+	r = -1;
+	RMAWIN_TEST_WANT(-EAGAIN, rma1(ep, w64(RMAWIN_OP_FETCH_OP, soid, SH, RMAWIN_ACC_SUM,
+					       &one, 1, &r, NULL)));
+	RMAWIN_TEST_WANT(-EAGAIN, rma1(ep, w64(RMAWIN_OP_ACC, soid, SH, RMAWIN_ACC_SUM,
+					       &one, 2, NULL, NULL)));
+	RMAWIN_TEST_WANT(-EAGAIN, rma1(ep, w64(RMAWIN_OP_GET_ACC, soid, SH,
+					       RMAWIN_ACC_NO_OP, &one, 1, &r, NULL)));
+	RMAWIN_TEST_WANT(-EAGAIN, rma1(ep, w64(RMAWIN_OP_CAS, soid, SH, 0, &n700, 1, &r,
+					       &c601)));
+	RMAWIN_TEST_WANT(-EAGAIN, rma1(ep, w64(RMAWIN_OP_FETCH_OP, soid, EX, RMAWIN_ACC_SUM,
+					       &one, 1, &r, NULL)));
+	CHECK(r == -1, "a refused operation wrote %lld to its result", (long long)r);
+	RMAWIN_TEST_WANT(0, rma1(ep, eop(RMAWIN_OP_PUT, soid, 1, SH, &x77, 8, 3)));
+	RMAWIN_TEST_WANT(0, rma1(ep, eop(RMAWIN_OP_GET, soid, 1, SH, &r, 8, 1)));
+	CHECK(r == 601, "shared get fetched %lld, want 601", (long long)r);
+	RMAWIN_TEST_WANT(0, rma1(ep, eacc(RMAWIN_OP_ACC, soid, 1, SH, RMAWIN_ACC_SUM,
+					  RMAWIN_TYPE_INT32, i32, 8, 4, NULL, NULL)));
+	r = -1;
+	RMAWIN_TEST_WANT(0, rma1(ep, w64(RMAWIN_OP_FETCH_OP, pmid, SH, RMAWIN_ACC_SUM,
+					 &one, 1, &r, NULL)));
+	CHECK(r == 500, "shared fetch_and_op on the plain window fetched %lld, want 500",
+	      (long long)r);
+	return bad;
+}
+
+/*
+ * Rank 1, after rank 0's epochs under its shared locks: its windows hold
+ * what the refused operations left and what the shared put, int32
+ * accumulate and plain fetch_and_op wrote.  Return: 1 if a check failed.
+ */
+static int same_op_held_landed(const int64_t *so, const int64_t *pm)
+{
+	int32_t got32[2];
+	int bad = 0;
+
+	CHECK(so[1] == 601 && so[2] == 9 && so[3] == 0x77,
+	      "rank 1's same_op window: %lld %lld %lld, want 601 9 119", (long long)so[1],
+	      (long long)so[2], (long long)so[3]);
+	memcpy(got32, &so[4], 8);
+	CHECK(got32[0] == 2 && got32[1] == 4,
+	      "int32 accumulated twice, under rank 1's shared lock the second: %d %d, want 2 4",
+	      got32[0], got32[1]);
+	CHECK(pm[1] == 501, "rank 1's plain window: %lld, want 501", (long long)pm[1]);
+	return bad;
+}
+
+/*
  * On a RMAWIN_WIN_SAME_OP window (its accumulates on the device's atomics)
  * epoch accumulates, shared ones too, are applied right; but a shared one
  * of 8-byte integers takes the target's lock exclusive while it is
@@ -32,9 +123,8 @@ static struct rmawin_op_desc w64(int opcode, __u32 id, unsigned int flags, int a
 static int same_op_rank(struct rmawin_ep *ep, void *arg)
 {
 	static int64_t so[8], pm[8];
-	int64_t three = 3, nine = 9, one = 1, c503 = 503, c601 = 601, n600 = 600, n700 = 700;
-	int64_t x77 = 0x77, r;
-	int32_t i32[2] = { 1, 2 }, got32[2];
+	int64_t one = 1, r;
+	int32_t got32[2];
 	int me = rmawin_rank(ep), bad = 0;
 	struct rmawin_win *sow, *pmw;
 	__u32 soid, pmid;
@@ -49,27 +139,8 @@ static int same_op_rank(struct rmawin_ep *ep, void *arg)
 	RMAWIN_TEST_TRY(3, rmawin_win_create(ep, pm, sizeof(pm), 8, 0, &pmw));
 	RMAWIN_TEST_TRY(4, win_id(ep, &soid, 1, &pmid));
 	RMAWIN_TEST_TRY(5, rmawin_barrier(ep));
-	if (me == 0) {
-		r = -1;
-		RMAWIN_TEST_WANT(0, rma1(ep, w64(RMAWIN_OP_FETCH_OP, soid, SH, RMAWIN_ACC_SUM,
-						 &three, 1, &r, NULL)));
-		CHECK(r == 500, "shared fetch_and_op fetched %lld, want 500", (long long)r);
-		RMAWIN_TEST_WANT(0, rma1(ep, w64(RMAWIN_OP_ACC, soid, SH, RMAWIN_ACC_SUM, &nine, 2,
-						 NULL, NULL)));
-		r = -1;
-		RMAWIN_TEST_WANT(0, rma1(ep, w64(RMAWIN_OP_GET_ACC, soid, SH, RMAWIN_ACC_NO_OP,
-						 &nine, 1, &r, NULL)));
-		CHECK(r == 503, "shared get_accumulate NO_OP fetched %lld, want 503", (long long)r);
-		r = -1;
-		RMAWIN_TEST_WANT(0, rma1(ep, w64(RMAWIN_OP_CAS, soid, SH, 0, &n600, 1, &r, &c503)));
-		CHECK(r == 503, "shared compare_and_swap fetched %lld, want 503", (long long)r);
-		r = -1;
-		RMAWIN_TEST_WANT(0, rma1(ep, w64(RMAWIN_OP_FETCH_OP, soid, EX, RMAWIN_ACC_SUM,
-						 &one, 1, &r, NULL)));
-		CHECK(r == 600, "exclusive fetch_and_op fetched %lld, want 600", (long long)r);
-		RMAWIN_TEST_WANT(0, rma1(ep, eacc(RMAWIN_OP_ACC, soid, 1, SH, RMAWIN_ACC_SUM,
-						  RMAWIN_TYPE_INT32, i32, 8, 4, NULL, NULL)));
-	}
+	if (me == 0)
+		bad |= same_op_unheld(ep, soid);
 	RMAWIN_TEST_TRY(6, rmawin_barrier(ep));
 	if (me == 1) {
 		memcpy(got32, &so[4], 8);
@@ -80,41 +151,11 @@ static int same_op_rank(struct rmawin_ep *ep, void *arg)
 		RMAWIN_TEST_TRY(8, rmawin_lock(pmw, RMAWIN_LOCK_SHARED, 1));
 	}
 	RMAWIN_TEST_TRY(9, rmawin_barrier(ep));
-	if (me == 0) {
-		/* rank 1 holds both windows shared */
-		r = -1;
-		RMAWIN_TEST_WANT(-EAGAIN, rma1(ep, w64(RMAWIN_OP_FETCH_OP, soid, SH, RMAWIN_ACC_SUM,
-						       &one, 1, &r, NULL)));
-		RMAWIN_TEST_WANT(-EAGAIN, rma1(ep, w64(RMAWIN_OP_ACC, soid, SH, RMAWIN_ACC_SUM,
-						       &one, 2, NULL, NULL)));
-		RMAWIN_TEST_WANT(-EAGAIN, rma1(ep, w64(RMAWIN_OP_GET_ACC, soid, SH,
-						       RMAWIN_ACC_NO_OP, &one, 1, &r, NULL)));
-		RMAWIN_TEST_WANT(-EAGAIN, rma1(ep, w64(RMAWIN_OP_CAS, soid, SH, 0, &n700, 1, &r,
-						       &c601)));
-		RMAWIN_TEST_WANT(-EAGAIN, rma1(ep, w64(RMAWIN_OP_FETCH_OP, soid, EX, RMAWIN_ACC_SUM,
-						       &one, 1, &r, NULL)));
-		CHECK(r == -1, "a refused operation wrote %lld to its result", (long long)r);
-		RMAWIN_TEST_WANT(0, rma1(ep, eop(RMAWIN_OP_PUT, soid, 1, SH, &x77, 8, 3)));
-		RMAWIN_TEST_WANT(0, rma1(ep, eop(RMAWIN_OP_GET, soid, 1, SH, &r, 8, 1)));
-		CHECK(r == 601, "shared get fetched %lld, want 601", (long long)r);
-		RMAWIN_TEST_WANT(0, rma1(ep, eacc(RMAWIN_OP_ACC, soid, 1, SH, RMAWIN_ACC_SUM,
-						  RMAWIN_TYPE_INT32, i32, 8, 4, NULL, NULL)));
-		r = -1;
-		RMAWIN_TEST_WANT(0, rma1(ep, w64(RMAWIN_OP_FETCH_OP, pmid, SH, RMAWIN_ACC_SUM,
-						 &one, 1, &r, NULL)));
-		CHECK(r == 500, "shared fetch_and_op on the plain window fetched %lld, want 500",
-		      (long long)r);
-	}
+	if (me == 0)
+		bad |= same_op_held_shared(ep, soid, pmid);
 	RMAWIN_TEST_TRY(10, rmawin_barrier(ep));
 	if (me == 1) {
-		CHECK(so[1] == 601 && so[2] == 9 && so[3] == 0x77,
-		      "rank 1's same_op window: %lld %lld %lld, want 601 9 119", (long long)so[1],
-		      (long long)so[2], (long long)so[3]);
-		memcpy(got32, &so[4], 8);
-		CHECK(got32[0] == 2 && got32[1] == 4,
-		      "int32 accumulated twice, under rank 1's shared lock the second: %d %d, want 2 4",
-		      got32[0], got32[1]);
-		CHECK(pm[1] == 501, "rank 1's plain window: %lld, want 501", (long long)pm[1]);
+		bad |= same_op_held_landed(so, pm);
 		RMAWIN_TEST_TRY(11, rmawin_unlock(pmw, 1));
 		RMAWIN_TEST_TRY(12, rmawin_unlock(sow, 1));
 	}
