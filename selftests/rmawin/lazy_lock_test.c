@@ -17,93 +17,112 @@
 #define L_ACC	208	/* int32[2] {10, 20} */
 #define L_CAS	216	/* int64 42 */
 
-/*
- * Rank 0 runs lock epochs of one operation under a lazy lock to ranks 1
- * and 2: a put, a get, a fetch_and_op, an accumulate and a
- * compare_and_swap each do what they should; an epoch with nothing in it
- * returns 0; one with a put and a get, one with a flush between, and two
- * nested lock epochs to different ranks do everything.
- */
-static int lazy_rank(struct rmawin_ep *ep, void *arg)
+/* The targets' windows: a pattern to get, a counter, two int32s, a word to swap */
+static void lazy_target_init(unsigned char *mem)
 {
-	static unsigned char mem[L_LEN];
-	unsigned char p[64], q[32], s[16], t[24], g[64], g2[32], g3[16];
-	int64_t five = 5, r = -1, c42 = 42, n43 = 43, cr = -1, i64;
-	int32_t add[2] = { 3, 4 }, i32[2];
-	int me = rmawin_rank(ep), bad = 0;
-	struct rmawin_win *win;
+	int64_t i64;
+	int32_t i32[2];
 
-	(void)arg;
-	if (me) {
-		fill(mem + L_GSRC, 64, 8);
-		i64 = 1000;
-		memcpy(mem + L_FOP, &i64, 8);
-		i32[0] = 10;
-		i32[1] = 20;
-		memcpy(mem + L_ACC, i32, 8);
-		i64 = 42;
-		memcpy(mem + L_CAS, &i64, 8);
-	}
+	fill(mem + L_GSRC, 64, 8);
+	i64 = 1000;
+	memcpy(mem + L_FOP, &i64, 8);
+	i32[0] = 10;
+	i32[1] = 20;
+	memcpy(mem + L_ACC, i32, 8);
+	i64 = 42;
+	memcpy(mem + L_CAS, &i64, 8);
+}
+
+/*
+ * Rank 0: a lazy epoch of one operation each, put, get, fetch_and_op,
+ * accumulate and compare_and_swap, to rank 1.  Return: 1 if a check failed.
+ */
+static int lazy_one_op_epochs(struct rmawin_win *win)
+{
+	unsigned char p[64], g[64];
+	int64_t five = 5, r = -1, c42 = 42, n43 = 43, cr = -1;
+	int32_t add[2] = { 3, 4 };
+	int bad = 0;
+
 	fill(p, sizeof(p), 10);
+	RMAWIN_TEST_WANT(0, rmawin_lock(win, RMAWIN_LOCK_EXCLUSIVE, 1));
+	RMAWIN_TEST_WANT(0, rmawin_put(win, p, 64, 1, 0));
+	RMAWIN_TEST_WANT(0, rmawin_unlock(win, 1));
+	memset(g, 0, sizeof(g));
+	RMAWIN_TEST_WANT(0, rmawin_lock(win, RMAWIN_LOCK_SHARED, 1));
+	RMAWIN_TEST_WANT(0, rmawin_get(win, g, 64, 1, L_GSRC));
+	RMAWIN_TEST_WANT(0, rmawin_unlock(win, 1));
+	CHECK(check_pat(g, 64, 8) < 0, "lazy get: wrong data");
+	RMAWIN_TEST_WANT(0, rmawin_lock(win, RMAWIN_LOCK_EXCLUSIVE, 1));
+	RMAWIN_TEST_WANT(0, rmawin_fetch_and_op(win, &five, &r, RMAWIN_INT64, 1, L_FOP,
+						RMAWIN_SUM));
+	RMAWIN_TEST_WANT(0, rmawin_unlock(win, 1));
+	CHECK(r == 1000, "lazy fetch_and_op fetched %lld, want 1000", (long long)r);
+	RMAWIN_TEST_WANT(0, rmawin_lock(win, RMAWIN_LOCK_SHARED, 1));
+	RMAWIN_TEST_WANT(0, rmawin_accumulate(win, add, 2, RMAWIN_INT32, 1, L_ACC,
+					      RMAWIN_SUM));
+	RMAWIN_TEST_WANT(0, rmawin_unlock(win, 1));
+	RMAWIN_TEST_WANT(0, rmawin_lock(win, RMAWIN_LOCK_EXCLUSIVE, 1));
+	RMAWIN_TEST_WANT(0, rmawin_compare_and_swap(win, &n43, &c42, &cr, RMAWIN_INT64, 1,
+						    L_CAS));
+	RMAWIN_TEST_WANT(0, rmawin_unlock(win, 1));
+	CHECK(cr == 42, "lazy compare_and_swap fetched %lld, want 42", (long long)cr);
+	return bad;
+}
+
+/*
+ * Rank 0: lazy epochs of other shapes, empty, of two operations, with a
+ * flush, and a second lock while one is noted.  Return: 1 if a check failed.
+ */
+static int lazy_other_epochs(struct rmawin_win *win)
+{
+	unsigned char q[32], s[16], t[24], g2[32], g3[16];
+	int bad = 0;
+
 	fill(q, sizeof(q), 11);
 	fill(s, sizeof(s), 12);
 	fill(t, sizeof(t), 13);
-	RMAWIN_TEST_TRY(1, rmawin_win_create(ep, mem, L_LEN, 1, 0, &win));
-	RMAWIN_TEST_TRY(2, rmawin_win_set_lazy_lock(win, 1));
-	RMAWIN_TEST_TRY(3, rmawin_barrier(ep));
-	if (me == 0) {
-		/* one operation each */
-		RMAWIN_TEST_WANT(0, rmawin_lock(win, RMAWIN_LOCK_EXCLUSIVE, 1));
-		RMAWIN_TEST_WANT(0, rmawin_put(win, p, 64, 1, 0));
-		RMAWIN_TEST_WANT(0, rmawin_unlock(win, 1));
-		memset(g, 0, sizeof(g));
-		RMAWIN_TEST_WANT(0, rmawin_lock(win, RMAWIN_LOCK_SHARED, 1));
-		RMAWIN_TEST_WANT(0, rmawin_get(win, g, 64, 1, L_GSRC));
-		RMAWIN_TEST_WANT(0, rmawin_unlock(win, 1));
-		CHECK(check_pat(g, 64, 8) < 0, "lazy get: wrong data");
-		RMAWIN_TEST_WANT(0, rmawin_lock(win, RMAWIN_LOCK_EXCLUSIVE, 1));
-		RMAWIN_TEST_WANT(0, rmawin_fetch_and_op(win, &five, &r, RMAWIN_INT64, 1, L_FOP,
-							RMAWIN_SUM));
-		RMAWIN_TEST_WANT(0, rmawin_unlock(win, 1));
-		CHECK(r == 1000, "lazy fetch_and_op fetched %lld, want 1000", (long long)r);
-		RMAWIN_TEST_WANT(0, rmawin_lock(win, RMAWIN_LOCK_SHARED, 1));
-		RMAWIN_TEST_WANT(0, rmawin_accumulate(win, add, 2, RMAWIN_INT32, 1, L_ACC,
-						      RMAWIN_SUM));
-		RMAWIN_TEST_WANT(0, rmawin_unlock(win, 1));
-		RMAWIN_TEST_WANT(0, rmawin_lock(win, RMAWIN_LOCK_EXCLUSIVE, 1));
-		RMAWIN_TEST_WANT(0, rmawin_compare_and_swap(win, &n43, &c42, &cr, RMAWIN_INT64, 1,
-							    L_CAS));
-		RMAWIN_TEST_WANT(0, rmawin_unlock(win, 1));
-		CHECK(cr == 42, "lazy compare_and_swap fetched %lld, want 42", (long long)cr);
-		/* nothing in it */
-		RMAWIN_TEST_WANT(0, rmawin_lock(win, RMAWIN_LOCK_SHARED, 1));
-		RMAWIN_TEST_WANT(0, rmawin_unlock(win, 1));
-		RMAWIN_TEST_WANT(0, rmawin_lock(win, RMAWIN_LOCK_EXCLUSIVE, 2));
-		RMAWIN_TEST_WANT(0, rmawin_unlock(win, 2));
-		/* two operations: the lock is taken at the second */
-		memset(g2, 0, sizeof(g2));
-		RMAWIN_TEST_WANT(0, rmawin_lock(win, RMAWIN_LOCK_EXCLUSIVE, 1));
-		RMAWIN_TEST_WANT(0, rmawin_put(win, q, 32, 1, 64));
-		RMAWIN_TEST_WANT(0, rmawin_get(win, g2, 32, 1, 0));
-		RMAWIN_TEST_WANT(0, rmawin_unlock(win, 1));
-		CHECK(check_pat(g2, 32, 10) < 0, "get after a put in one lazy epoch: wrong data");
-		/* a flush takes the lock; the put is complete after it */
-		memset(g3, 0, sizeof(g3));
-		RMAWIN_TEST_WANT(0, rmawin_lock(win, RMAWIN_LOCK_EXCLUSIVE, 1));
-		RMAWIN_TEST_WANT(0, rmawin_put(win, s, 16, 1, 96));
-		RMAWIN_TEST_WANT(0, rmawin_flush(win, 1));
-		RMAWIN_TEST_WANT(0, rmawin_get(win, g3, 16, 1, 96));
-		RMAWIN_TEST_WANT(0, rmawin_unlock(win, 1));
-		CHECK(check_pat(g3, 16, 12) < 0, "get after put and flush: wrong data");
-		/* a second lock while one is noted */
-		RMAWIN_TEST_WANT(0, rmawin_lock(win, RMAWIN_LOCK_EXCLUSIVE, 1));
-		RMAWIN_TEST_WANT(0, rmawin_put(win, t, 24, 1, 232));
-		RMAWIN_TEST_WANT(0, rmawin_lock(win, RMAWIN_LOCK_SHARED, 2));
-		RMAWIN_TEST_WANT(0, rmawin_put(win, t, 24, 2, 0));
-		RMAWIN_TEST_WANT(0, rmawin_unlock(win, 2));
-		RMAWIN_TEST_WANT(0, rmawin_unlock(win, 1));
-	}
-	RMAWIN_TEST_TRY(4, rmawin_barrier(ep));
+	/* nothing in it */
+	RMAWIN_TEST_WANT(0, rmawin_lock(win, RMAWIN_LOCK_SHARED, 1));
+	RMAWIN_TEST_WANT(0, rmawin_unlock(win, 1));
+	RMAWIN_TEST_WANT(0, rmawin_lock(win, RMAWIN_LOCK_EXCLUSIVE, 2));
+	RMAWIN_TEST_WANT(0, rmawin_unlock(win, 2));
+	/* two operations: the lock is taken at the second */
+	memset(g2, 0, sizeof(g2));
+	RMAWIN_TEST_WANT(0, rmawin_lock(win, RMAWIN_LOCK_EXCLUSIVE, 1));
+	RMAWIN_TEST_WANT(0, rmawin_put(win, q, 32, 1, 64));
+	RMAWIN_TEST_WANT(0, rmawin_get(win, g2, 32, 1, 0));
+	RMAWIN_TEST_WANT(0, rmawin_unlock(win, 1));
+	CHECK(check_pat(g2, 32, 10) < 0, "get after a put in one lazy epoch: wrong data");
+	/* a flush takes the lock; the put is complete after it */
+	memset(g3, 0, sizeof(g3));
+	RMAWIN_TEST_WANT(0, rmawin_lock(win, RMAWIN_LOCK_EXCLUSIVE, 1));
+	RMAWIN_TEST_WANT(0, rmawin_put(win, s, 16, 1, 96));
+	RMAWIN_TEST_WANT(0, rmawin_flush(win, 1));
+	RMAWIN_TEST_WANT(0, rmawin_get(win, g3, 16, 1, 96));
+	RMAWIN_TEST_WANT(0, rmawin_unlock(win, 1));
+	CHECK(check_pat(g3, 16, 12) < 0, "get after put and flush: wrong data");
+	/* a second lock while one is noted */
+	RMAWIN_TEST_WANT(0, rmawin_lock(win, RMAWIN_LOCK_EXCLUSIVE, 1));
+	RMAWIN_TEST_WANT(0, rmawin_put(win, t, 24, 1, 232));
+	RMAWIN_TEST_WANT(0, rmawin_lock(win, RMAWIN_LOCK_SHARED, 2));
+	RMAWIN_TEST_WANT(0, rmawin_put(win, t, 24, 2, 0));
+	RMAWIN_TEST_WANT(0, rmawin_unlock(win, 2));
+	RMAWIN_TEST_WANT(0, rmawin_unlock(win, 1));
+	return bad;
+}
+
+/*
+ * Rank @me's window @mem after rank 0's epochs: at rank 1 every put and
+ * operation landed and the gets changed nothing, at rank 2 only the nested
+ * epoch's put, and nothing at rank 0.  Return: 1 if a check failed.
+ */
+static int lazy_epochs_landed(int me, const unsigned char *mem)
+{
+	int64_t r, cr;
+	int32_t i32[2];
+	int bad = 0;
+
 	if (me == 1) {
 		memcpy(&r, mem + L_FOP, 8);
 		memcpy(i32, mem + L_ACC, 8);
@@ -125,6 +144,34 @@ static int lazy_rank(struct rmawin_ep *ep, void *arg)
 	} else {
 		CHECK(rmawin_test_check_fill(mem, L_LEN, 0) < 0, "rank 0's window was written");
 	}
+	return bad;
+}
+
+/*
+ * Rank 0 runs lock epochs of one operation under a lazy lock to ranks 1
+ * and 2: a put, a get, a fetch_and_op, an accumulate and a
+ * compare_and_swap each do what they should; an epoch with nothing in it
+ * returns 0; one with a put and a get, one with a flush between, and two
+ * nested lock epochs to different ranks do everything.
+ */
+static int lazy_rank(struct rmawin_ep *ep, void *arg)
+{
+	static unsigned char mem[L_LEN];
+	int me = rmawin_rank(ep), bad = 0;
+	struct rmawin_win *win;
+
+	(void)arg;
+	if (me)
+		lazy_target_init(mem);
+	RMAWIN_TEST_TRY(1, rmawin_win_create(ep, mem, L_LEN, 1, 0, &win));
+	RMAWIN_TEST_TRY(2, rmawin_win_set_lazy_lock(win, 1));
+	RMAWIN_TEST_TRY(3, rmawin_barrier(ep));
+	if (me == 0) {
+		bad |= lazy_one_op_epochs(win);
+		bad |= lazy_other_epochs(win);
+	}
+	RMAWIN_TEST_TRY(4, rmawin_barrier(ep));
+	bad |= lazy_epochs_landed(me, mem);
 	RMAWIN_TEST_TRY(5, rmawin_win_free(win));
 	return bad ? 6 : 0;
 }
