@@ -30,6 +30,63 @@ static uint64_t word_of(int origin, unsigned int i)
 }
 
 /*
+ * What the peer's batches did to this rank's window @w: every put, the
+ * counter, the fetch_and_op and CAS words, the put that went by ioctl.
+ * Return: 0, or the step of the first thing wrong.
+ */
+static int peer_fill_landed(const uint64_t *w, int peer)
+{
+	unsigned int i;
+
+	for (i = 0; i < NPUT; i++) {
+		if (w[i] != word_of(peer, i)) {
+			RMAWIN_TEST_MSG("word %u is %#llx, want %#llx from rank %d", i,
+					(unsigned long long)w[i],
+					(unsigned long long)word_of(peer, i), peer);
+			return 17;
+		}
+	}
+	if (w[NPUT] != NACC || w[NPUT + 1] != 5 || w[NPUT + 2] != 77 ||
+	    w[NPUT + 3] != word_of(peer, 0)) {
+		RMAWIN_TEST_MSG("counter %llu (want %u), fetch_and_op word %llu (want 5), CAS word %llu (want 77), word %u %#llx",
+				(unsigned long long)w[NPUT], NACC,
+				(unsigned long long)w[NPUT + 1], (unsigned long long)w[NPUT + 2],
+				NPUT + 3, (unsigned long long)w[NPUT + 3]);
+		return 18;
+	}
+	if (rmawin_test_check_fill((unsigned char *)(w + NPUT + 8), BIG, 0x40 + peer) >= 0) {
+		RMAWIN_TEST_MSG("the %d-byte put from rank %d did not land", BIG, peer);
+		return 19;
+	}
+	return 0;
+}
+
+/*
+ * Gets in a batch: the puts this rank's batches made, read back from the
+ * peer's window into @got.  Return: 0, or the step that failed.
+ */
+static int batch_gets_back(struct rmawin_batch *b, struct rmawin_win *win, uint64_t *got,
+			   int rank, int peer)
+{
+	unsigned int i;
+
+	memset(got, 0, NPUT * 8);
+	for (i = 0; i < NPUT; i++)
+		RMAWIN_TEST_TRY(21, rmawin_batch_get(b, win, &got[i], 8, peer, i));
+	RMAWIN_TEST_TRY(22, rmawin_batch_submit(b));
+	RMAWIN_TEST_TRY(23, rmawin_fence(win, 0));
+	for (i = 0; i < NPUT; i++) {
+		if (got[i] != word_of(rank, i)) {
+			RMAWIN_TEST_MSG("get of word %u from rank %d: %#llx, want %#llx", i, peer,
+					(unsigned long long)got[i],
+					(unsigned long long)word_of(rank, i));
+			return 24;
+		}
+	}
+	return 0;
+}
+
+/*
  * Layout of each window, in words: [0, NPUT) the puts, NPUT the counter,
  * NPUT + 1 the fetch_and_op word, NPUT + 2 the CAS word, then BIG bytes.
  */
@@ -80,45 +137,17 @@ static int fill_rank(int rank, int n, void *arg)
 	RMAWIN_TEST_TRY(16, rmawin_fence(win, 0));
 
 	/* what the peer's batches did to this rank's window */
-	for (i = 0; i < NPUT; i++) {
-		if (w[i] != word_of(peer, i)) {
-			RMAWIN_TEST_MSG("word %u is %#llx, want %#llx from rank %d", i,
-					(unsigned long long)w[i],
-					(unsigned long long)word_of(peer, i), peer);
-			return 17;
-		}
-	}
-	if (w[NPUT] != NACC || w[NPUT + 1] != 5 || w[NPUT + 2] != 77 ||
-	    w[NPUT + 3] != word_of(peer, 0)) {
-		RMAWIN_TEST_MSG("counter %llu (want %u), fetch_and_op word %llu (want 5), CAS word %llu (want 77), word %u %#llx",
-				(unsigned long long)w[NPUT], NACC,
-				(unsigned long long)w[NPUT + 1], (unsigned long long)w[NPUT + 2],
-				NPUT + 3, (unsigned long long)w[NPUT + 3]);
-		return 18;
-	}
-	if (rmawin_test_check_fill((unsigned char *)(w + NPUT + 8), BIG, 0x40 + peer) >= 0) {
-		RMAWIN_TEST_MSG("the %d-byte put from rank %d did not land", BIG, peer);
-		return 19;
-	}
+	ret = peer_fill_landed(w, peer);
+	if (ret)
+		return ret;
 	if (prev != 0 || cas_old != 3) {
 		RMAWIN_TEST_MSG("fetch_and_op fetched %llu (want 0), CAS fetched %llu (want 3)",
 				(unsigned long long)prev, (unsigned long long)cas_old);
 		return 20;
 	}
-	/* gets in a batch: the peer's puts, read back from the peer */
-	memset(got, 0, NPUT * 8);
-	for (i = 0; i < NPUT; i++)
-		RMAWIN_TEST_TRY(21, rmawin_batch_get(b, win, &got[i], 8, peer, i));
-	RMAWIN_TEST_TRY(22, rmawin_batch_submit(b));
-	RMAWIN_TEST_TRY(23, rmawin_fence(win, 0));
-	for (i = 0; i < NPUT; i++) {
-		if (got[i] != word_of(rank, i)) {
-			RMAWIN_TEST_MSG("get of word %u from rank %d: %#llx, want %#llx", i, peer,
-					(unsigned long long)got[i],
-					(unsigned long long)word_of(rank, i));
-			return 24;
-		}
-	}
+	ret = batch_gets_back(b, win, got, rank, peer);
+	if (ret)
+		return ret;
 	ret = rmawin_fence(win, 0);
 	rmawin_batch_free(b);
 	RMAWIN_TEST_TRY(25, ret);
