@@ -603,6 +603,89 @@ struct remap {
 };
 
 /*
+ * Rank 1's buffer for the next round in *@bufp: a new mapping the first
+ * round, afterwards the last one changed as @rm->mode says.  Return: 0, or
+ * the step that failed.
+ */
+static int remap_buf(struct remap *rm, unsigned char **bufp)
+{
+	unsigned char *buf = *bufp, *nbuf;
+	pid_t pid;
+
+	if (!buf) {
+		buf = map_rw(rm->len);
+		if (!buf)
+			return 5;
+		*bufp = buf;
+		return 0;
+	}
+	switch (rm->mode) {
+	case REMAP_FIXED:
+	case REMAP_GET_FIXED:
+		if (munmap(buf, rm->len) ||
+		    mmap(buf, rm->len, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) != buf)
+			return 6;
+		rm->same_addr++;
+		break;
+	case REMAP_ANYWHERE:
+		if (munmap(buf, rm->len))
+			return 7;
+		nbuf = map_rw(rm->len);
+		if (!nbuf)
+			return 8;
+		rm->same_addr += nbuf == buf;
+		*bufp = nbuf;
+		break;
+	case REMAP_DONTNEED:
+		if (madvise(buf, rm->len, MADV_DONTNEED))
+			return 9;
+		rm->same_addr++;
+		break;
+	case REMAP_FORK:
+		fflush(stderr);
+		pid = fork();
+		if (!pid)
+			_exit(0);
+		if (pid < 0 || waitpid(pid, NULL, 0) != pid)
+			return 10;
+		rm->same_addr++;
+		break;
+	}
+	return 0;
+}
+
+/*
+ * After round @i: rank 0's window holds what rank 1 put, or rank 1's
+ * buffer what it got.  Return: 0, or the step of what is wrong.
+ */
+static int remap_round_landed(const struct remap *rm, int rank, int get, int i,
+			      const unsigned char *win_mem, const unsigned char *buf)
+{
+	long bad;
+
+	bad = rank == 0 && !get ? check(win_mem, rm->len, i) : -1;
+	if (bad >= 0) {
+		RMAWIN_TEST_MSG("round %d: byte %ld of the target is 0x%02x, want 0x%02x%s",
+				i, bad, win_mem[bad], pat(i, bad),
+				i && check(win_mem, rm->len, i - 1) < 0 ?
+				": the whole target holds the previous round's (stale) buffer" :
+				"");
+		return 14;
+	}
+	bad = rank == 1 && get ? check(buf, rm->len, 100 + i) : -1;
+	if (bad >= 0) {
+		RMAWIN_TEST_MSG("round %d: byte %ld got is 0x%02x, want 0x%02x%s", i, bad,
+				buf[bad], pat(100 + i, bad),
+				rmawin_test_check_fill(buf, rm->len, 0) < 0 ?
+				": nothing arrived in the new buffer (written to the old pages?)" :
+				"");
+		return 15;
+	}
+	return 0;
+}
+
+/*
  * Rank 1 transfers @len bytes (pinned, cached path) between its buffer
  * and rank 0's window each round, changing the buffer between rounds as
  * @mode says; every round must move the buffer's current contents.
@@ -610,12 +693,10 @@ struct remap {
 static int remap_rank(int rank, int n, void *arg)
 {
 	struct remap *rm = arg;
-	int get = rm->mode == REMAP_GET_FIXED, i;
-	unsigned char *win_mem = NULL, *buf = NULL, *nbuf;
+	int get = rm->mode == REMAP_GET_FIXED, i, ret;
+	unsigned char *win_mem = NULL, *buf = NULL;
 	struct rmawin_win *win;
 	struct rmawin_ep *ep;
-	long bad;
-	pid_t pid;
 
 	RMAWIN_TEST_TRY(1, rmawin_test_open(rank, n, rm->port, &ep));
 	if (rank == 0) {
@@ -630,45 +711,9 @@ static int remap_rank(int rank, int n, void *arg)
 			fill(win_mem, rm->len, 100 + i);
 		RMAWIN_TEST_TRY(4, rmawin_fence(win, 0));
 		if (rank == 1) {
-			if (!buf) {
-				buf = map_rw(rm->len);
-				if (!buf)
-					return 5;
-			} else {
-				switch (rm->mode) {
-				case REMAP_FIXED:
-				case REMAP_GET_FIXED:
-					if (munmap(buf, rm->len) ||
-					    mmap(buf, rm->len, PROT_READ | PROT_WRITE,
-						 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) != buf)
-						return 6;
-					rm->same_addr++;
-					break;
-				case REMAP_ANYWHERE:
-					if (munmap(buf, rm->len))
-						return 7;
-					nbuf = map_rw(rm->len);
-					if (!nbuf)
-						return 8;
-					rm->same_addr += nbuf == buf;
-					buf = nbuf;
-					break;
-				case REMAP_DONTNEED:
-					if (madvise(buf, rm->len, MADV_DONTNEED))
-						return 9;
-					rm->same_addr++;
-					break;
-				case REMAP_FORK:
-					fflush(stderr);
-					pid = fork();
-					if (!pid)
-						_exit(0);
-					if (pid < 0 || waitpid(pid, NULL, 0) != pid)
-						return 10;
-					rm->same_addr++;
-					break;
-				}
-			}
+			ret = remap_buf(rm, &buf);
+			if (ret)
+				return ret;
 			if (get) {
 				memset(buf, 0, rm->len);
 				RMAWIN_TEST_TRY(11, rmawin_get(win, buf, rm->len, 0, 0));
@@ -678,23 +723,9 @@ static int remap_rank(int rank, int n, void *arg)
 			}
 		}
 		RMAWIN_TEST_TRY(13, rmawin_fence(win, 0));
-		bad = rank == 0 && !get ? check(win_mem, rm->len, i) : -1;
-		if (bad >= 0) {
-			RMAWIN_TEST_MSG("round %d: byte %ld of the target is 0x%02x, want 0x%02x%s",
-					i, bad, win_mem[bad], pat(i, bad),
-					i && check(win_mem, rm->len, i - 1) < 0 ?
-					": the whole target holds the previous round's (stale) buffer" :
-					"");
-			return 14;
-		}
-		bad = rank == 1 && get ? check(buf, rm->len, 100 + i) : -1;
-		if (bad >= 0) {
-			RMAWIN_TEST_MSG("round %d: byte %ld got is 0x%02x, want 0x%02x%s", i, bad,
-					buf[bad], pat(100 + i, bad), rmawin_test_check_fill(buf, rm->len, 0) < 0 ?
-					": nothing arrived in the new buffer (written to the old pages?)" :
-					"");
-			return 15;
-		}
+		ret = remap_round_landed(rm, rank, get, i, win_mem, buf);
+		if (ret)
+			return ret;
 	}
 	RMAWIN_TEST_TRY(16, rmawin_win_free(win));
 	RMAWIN_TEST_TRY(17, rmawin_ep_close(ep));
