@@ -463,6 +463,47 @@ TEST_F_TIMEOUT(path, put_get_16mib, 300)
 /* ---- transfers across the boundary between two memory regions -------- */
 
 /*
+ * Rank 1, after rank 0's put of @len bytes at offset @where of its window
+ * @w (@wlen bytes, the region boundary at @b): the put landed whole, and
+ * nothing outside it.  Return: 0, or the step of what is wrong.
+ */
+static int boundary_put_landed(const unsigned char *w, size_t wlen, size_t where, size_t len,
+			       size_t b)
+{
+	long bad;
+
+	bad = check_pat(w + where, len, seed_of(PUT_DATA, 0, 1, len, where, 1));
+	if (bad >= 0) {
+		RMAWIN_TEST_MSG("put of %zu bytes at window offset %zu (region boundary "
+				"at %zu): byte %ld wrong", len, where, b, bad);
+		return 7;
+	}
+	if (rmawin_test_check_fill(w, where, WFILL) >= 0 ||
+	    rmawin_test_check_fill(w + where + len, wlen - where - len, WFILL) >= 0) {
+		RMAWIN_TEST_MSG("put of %zu bytes at window offset %zu (region boundary "
+				"at %zu) wrote outside its range", len, where, b);
+		return 8;
+	}
+	return 0;
+}
+
+/*
+ * Rank 0, after its get of @len bytes at offset @where into @dst: what rank
+ * 1 laid out there arrived.  Return: 0, or the step if it did not.
+ */
+static int boundary_get_landed(const unsigned char *dst, size_t where, size_t len, size_t b)
+{
+	long bad = check_pat(dst, len, seed_of(GET_DATA, 0, 1, len, where, 1));
+
+	if (bad >= 0) {
+		RMAWIN_TEST_MSG("get of %zu bytes at window offset %zu (region boundary "
+				"at %zu): byte %ld wrong", len, where, b, bad);
+		return 12;
+	}
+	return 0;
+}
+
+/*
  * A window is registered in regions of at most 512 pages (2 MiB); its
  * first region starts where the window does, at an offset into a page.
  * Transfers that start before and end after the first boundary, of each
@@ -482,7 +523,7 @@ static int chunk_rank(int rank, int n, void *arg)
 	struct rmawin_win *win;
 	struct rmawin_ep *ep;
 	unsigned int i;
-	long bad;
+	int ret;
 
 	RMAWIN_TEST_TRY(1, rmawin_test_open(rank, n, *(int *)arg, &ep));
 	mem = mem_get(MEM_MMAP, wlen + pageoff);
@@ -503,22 +544,9 @@ static int chunk_rank(int rank, int n, void *arg)
 		}
 		RMAWIN_TEST_TRY(6, rmawin_fence(win, 0));
 		if (rank == 1) {
-			bad = check_pat(w + where, cases[i].len,
-					seed_of(PUT_DATA, 0, 1, cases[i].len, where, 1));
-			if (bad >= 0) {
-				RMAWIN_TEST_MSG("put of %zu bytes at window offset %zu (region boundary "
-						"at %zu): byte %ld wrong", cases[i].len, where, b,
-						bad);
-				return 7;
-			}
-			if (rmawin_test_check_fill(w, where, WFILL) >= 0 ||
-			    rmawin_test_check_fill(w + where + cases[i].len, wlen - where - cases[i].len,
-				       WFILL) >= 0) {
-				RMAWIN_TEST_MSG("put of %zu bytes at window offset %zu (region boundary "
-						"at %zu) wrote outside its range", cases[i].len,
-						where, b);
-				return 8;
-			}
+			ret = boundary_put_landed(w, wlen, where, cases[i].len, b);
+			if (ret)
+				return ret;
 			fill_pat(w + where, cases[i].len,
 				 seed_of(GET_DATA, 0, 1, cases[i].len, where, 1));
 		}
@@ -527,14 +555,9 @@ static int chunk_rank(int rank, int n, void *arg)
 			RMAWIN_TEST_TRY(10, rmawin_get(win, dst + 3, cases[i].len, 1, where));
 		RMAWIN_TEST_TRY(11, rmawin_fence(win, 0));
 		if (rank == 0) {
-			bad = check_pat(dst + 3, cases[i].len,
-					seed_of(GET_DATA, 0, 1, cases[i].len, where, 1));
-			if (bad >= 0) {
-				RMAWIN_TEST_MSG("get of %zu bytes at window offset %zu (region boundary "
-						"at %zu): byte %ld wrong", cases[i].len, where, b,
-						bad);
-				return 12;
-			}
+			ret = boundary_get_landed(dst + 3, where, cases[i].len, b);
+			if (ret)
+				return ret;
 		}
 	}
 	/* and the very last byte of the window */
