@@ -201,30 +201,14 @@ TEST(join_other_group_econnrefused)
 	two_joins(_metadata, 3, 0x11, ETIMEDOUT, 0x11, ECONNREFUSED);
 }
 
-TEST(join_validation)
+/*
+ * GROUP_JOIN's flags and job key, each case on a copy of @j (rank 0 of 1,
+ * no key) that breaks one thing: -EINVAL, or -EFAULT for a key it cannot
+ * read.
+ */
+static void join_key_errors(struct __test_metadata *_metadata, int fd, struct rmawin_group_join j)
 {
-	struct rmawin_addr addrs[2];
-	struct rmawin_group_join j;
-	struct rmawin_barrier b = { .size = sizeof(b) };
 	__u8 kbuf[RMAWIN_JOB_KEY_MAX + 1] = { 0 };
-	int fd = open(RMAWIN_DEV_PATH, O_RDWR), port = rmawin_test_ports(2);
-
-	ASSERT_LE(0, fd);
-	EXPECT_ERRNO(ENOTCONN, ioctl(fd, RMAWIN_IOC_BARRIER, &b));
-	b.flags = 1;
-	EXPECT_ERRNO(EINVAL, ioctl(fd, RMAWIN_IOC_BARRIER, &b));
-
-	memset(addrs, 0, sizeof(addrs));
-	addrs[0].family = addrs[1].family = AF_INET;
-	addrs[0].port = port;
-	addrs[1].port = port + 1;
-	inet_pton(AF_INET, rmawin_test_ip(), addrs[0].addr);
-	inet_pton(AF_INET, rmawin_test_ip(), addrs[1].addr);
-	memset(&j, 0, sizeof(j));
-	j.size = sizeof(j);
-	j.rank = 0;
-	j.nranks = 1;
-	j.addrs_ptr = (uintptr_t)addrs;
 
 	j.flags = 1;
 	EXPECT_ERRNO(EINVAL, ioctl(fd, RMAWIN_IOC_GROUP_JOIN, &j));
@@ -242,8 +226,16 @@ TEST(join_validation)
 	j.key_ptr = 16;
 	j.key_len = RMAWIN_JOB_KEY_MIN;
 	EXPECT_ERRNO(EFAULT, ioctl(fd, RMAWIN_IOC_GROUP_JOIN, &j));
-	j.key_ptr = 0;
-	j.key_len = 0;
+}
+
+/*
+ * GROUP_JOIN's ranks and address table, each case on a copy of @j (rank 0
+ * of 1 at @addrs, whose first entry is the guest's address at @port),
+ * breaking one thing; @addrs is mended after each case.
+ */
+static void join_shape_errors(struct __test_metadata *_metadata, int fd, struct rmawin_group_join j,
+			      struct rmawin_addr *addrs, int port)
+{
 	/* a group with peers and no key */
 	j.nranks = 2;
 	EXPECT_ERRNO(ENOKEY, ioctl(fd, RMAWIN_IOC_GROUP_JOIN, &j));
@@ -272,6 +264,35 @@ TEST(join_validation)
 	inet_pton(AF_INET, "127.0.0.1", addrs[0].addr);
 	EXPECT_ERRNO(EADDRNOTAVAIL, ioctl(fd, RMAWIN_IOC_GROUP_JOIN, &j));
 	inet_pton(AF_INET, rmawin_test_ip(), addrs[0].addr);
+}
+
+TEST(join_validation)
+{
+	struct rmawin_addr addrs[2];
+	struct rmawin_group_join j;
+	struct rmawin_barrier b = { .size = sizeof(b) };
+	int fd = open(RMAWIN_DEV_PATH, O_RDWR), port = rmawin_test_ports(2);
+
+	ASSERT_LE(0, fd);
+	EXPECT_ERRNO(ENOTCONN, ioctl(fd, RMAWIN_IOC_BARRIER, &b));
+	b.flags = 1;
+	EXPECT_ERRNO(EINVAL, ioctl(fd, RMAWIN_IOC_BARRIER, &b));
+
+	memset(addrs, 0, sizeof(addrs));
+	addrs[0].family = addrs[1].family = AF_INET;
+	addrs[0].port = port;
+	addrs[1].port = port + 1;
+	inet_pton(AF_INET, rmawin_test_ip(), addrs[0].addr);
+	inet_pton(AF_INET, rmawin_test_ip(), addrs[1].addr);
+	memset(&j, 0, sizeof(j));
+	j.size = sizeof(j);
+	j.rank = 0;
+	j.nranks = 1;
+	j.addrs_ptr = (uintptr_t)addrs;
+
+	/* the helpers break copies of j: it stays the good join they start from */
+	join_key_errors(_metadata, fd, j);
+	join_shape_errors(_metadata, fd, j, addrs, port);
 	EXPECT_EQ(0, rmawin_stat("groups"));
 	EXPECT_EQ(0, rmawin_stat("pds"));	/* the failed joins bound nothing */
 
