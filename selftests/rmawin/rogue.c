@@ -294,6 +294,99 @@ static int case_record(const char *out)
 }
 
 /*
+ * relay's honest member, in the child: it joins as rank G.rank, holding the
+ * key, with rank 0's address replaced by the rogue's side port @side; then
+ * the child exits.
+ */
+static void relay_member(struct sockaddr_in side)
+{
+	struct rg_group mg = G;
+	struct rg_conn mc;
+	int i, ret;
+
+	/* the honest member, whose route to rank 0 the rogue controls */
+	mg.addrs[0] = side;
+	for (i = 0; i < 100; i++) {
+		ret = rg_connect(&mc, &mg, 0, RG_AUTH_BLIND, NULL, NULL, 10000);
+		if (ret != -ECONNREFUSED && ret != -EHOSTUNREACH)
+			break;
+		rg_close(&mc);
+		usleep(100000);
+	}
+	sleep(2);
+	rg_close(&mc);
+	_exit(0);
+}
+
+/* The member's connection request on @ch: its id, its request in @reqbuf; NULL if none came. */
+static struct rdma_cm_id *relay_member_request(struct rdma_event_channel *ch, uint8_t *reqbuf)
+{
+	struct rdma_cm_event *ev;
+	struct rdma_cm_id *mid = NULL;
+
+	while (!rdma_get_cm_event(ch, &ev)) {
+		if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST) {
+			mid = ev->id;
+			memcpy(reqbuf, ev->param.conn.private_data, sizeof(struct rmawin_wire_req));
+			rdma_ack_cm_event(ev);
+			break;
+		}
+		rdma_ack_cm_event(ev);
+	}
+	return mid;
+}
+
+/*
+ * Accept the member's connection @mid with the victim's reply in @v, a
+ * receive for the member's proof posted first into @msg (RMAWIN_CTRL_SIZE
+ * bytes).  Return: the completion queue the proof arrives on.
+ */
+static struct ibv_cq *relay_accept_member(struct rdma_cm_id *mid, struct rg_conn *v, uint8_t *msg)
+{
+	struct ibv_qp_init_attr qa = {
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4, .max_send_sge = 1, .max_recv_sge = 1 },
+		.qp_type = IBV_QPT_RC,
+	};
+	struct rdma_conn_param p;
+	struct ibv_recv_wr rwr, *bad;
+	struct ibv_sge sge;
+	struct ibv_mr *mr;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+
+	pd = ibv_alloc_pd(mid->verbs);
+	cq = ibv_create_cq(mid->verbs, 16, NULL, NULL, 0);
+	mr = ibv_reg_mr(pd, msg, RMAWIN_CTRL_SIZE, IBV_ACCESS_LOCAL_WRITE);
+	qa.send_cq = qa.recv_cq = cq;
+	rdma_create_qp(mid, pd, &qa);
+	sge = (struct ibv_sge){ .addr = (uintptr_t)msg, .length = RMAWIN_CTRL_SIZE,
+				.lkey = mr->lkey };
+	rwr = (struct ibv_recv_wr){ .sg_list = &sge, .num_sge = 1 };
+	ibv_post_recv(mid->qp, &rwr, &bad);
+	/* the victim's reply, to the member */
+	memset(&p, 0, sizeof(p));
+	p.private_data = v->rep;
+	p.private_data_len = sizeof(v->rep);
+	p.responder_resources = p.initiator_depth = 4;
+	p.rnr_retry_count = 7;
+	rdma_accept(mid, &p);
+	return cq;
+}
+
+/* Wait up to 10 s for a completion on @cq, into @wc.  Return: 1 if one came, else 0. */
+static int relay_poll(struct ibv_cq *cq, struct ibv_wc *wc)
+{
+	int n;
+
+	for (n = 0; n < 200; n++) {
+		if (ibv_poll_cq(cq, 1, wc) > 0)
+			break;
+		usleep(50000);
+	}
+	return n < 200;
+}
+
+/*
  * relay: an honest member (a child process holding the key, as rank
  * G.rank) is led to the rogue's side port; the rogue opens its own
  * connection to victim 0 with the member's request, hands the victim's
@@ -304,89 +397,36 @@ static int case_relay(int side_port)
 {
 	struct sockaddr_in side = G.addrs[0];
 	struct rdma_event_channel *ch;
-	struct rdma_cm_id *lid, *mid = NULL;
-	struct rdma_cm_event *ev;
-	struct ibv_qp_init_attr qa = {
-		.cap = { .max_send_wr = 4, .max_recv_wr = 4, .max_send_sge = 1, .max_recv_sge = 1 },
-		.qp_type = IBV_QPT_RC,
-	};
+	struct rdma_cm_id *lid, *mid;
 	uint8_t reqbuf[sizeof(struct rmawin_wire_req)], msg[RMAWIN_CTRL_SIZE];
 	struct rmawin_wire_req *req = (void *)reqbuf;
-	struct rdma_conn_param p;
-	struct ibv_recv_wr rwr, *bad;
-	struct ibv_sge sge;
-	struct ibv_mr *mr;
-	struct ibv_pd *pd;
 	struct ibv_cq *cq;
 	struct ibv_wc wc;
 	struct rg_conn v;
 	pid_t member;
-	int ret, st, n;
+	int ret, st;
 
 	side.sin_port = htons(side_port);
 	/* before any verbs call here: a child must not share our device context */
 	member = fork();
-	if (member == 0) {
-		struct rg_group mg = G;
-		struct rg_conn mc;
-		int i;
-
-		/* the honest member, whose route to rank 0 the rogue controls */
-		mg.addrs[0] = side;
-		for (i = 0; i < 100; i++) {
-			ret = rg_connect(&mc, &mg, 0, RG_AUTH_BLIND, NULL, NULL, 10000);
-			if (ret != -ECONNREFUSED && ret != -EHOSTUNREACH)
-				break;
-			rg_close(&mc);
-			usleep(100000);
-		}
-		sleep(2);
-		rg_close(&mc);
-		_exit(0);
-	}
+	if (member == 0)
+		relay_member(side);	/* which exits */
 	ch = rdma_create_event_channel();
 	if (!ch || rdma_create_id(ch, &lid, NULL, RDMA_PS_TCP) ||
 	    rdma_bind_addr(lid, (struct sockaddr *)&side) || rdma_listen(lid, 4))
 		return SAY("relay: listen: %s", strerror(errno)), 1;
 
 	/* the member's request */
-	while (!rdma_get_cm_event(ch, &ev)) {
-		if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST) {
-			mid = ev->id;
-			memcpy(reqbuf, ev->param.conn.private_data, sizeof(reqbuf));
-			rdma_ack_cm_event(ev);
-			break;
-		}
-		rdma_ack_cm_event(ev);
-	}
+	mid = relay_member_request(ch, reqbuf);
 	if (!mid)
 		return SAY("relay: no request from the member"), 1;
 	/* the same request, on our own connection to the victim */
 	ret = connect_retry(&v, 0, RG_AUTH_NONE, req->nonce, NULL, 500);
 	if (ret)
 		return SAY("relay: connect: %s", strerror(-ret)), 1;
-	pd = ibv_alloc_pd(mid->verbs);
-	cq = ibv_create_cq(mid->verbs, 16, NULL, NULL, 0);
-	mr = ibv_reg_mr(pd, msg, sizeof(msg), IBV_ACCESS_LOCAL_WRITE);
-	qa.send_cq = qa.recv_cq = cq;
-	rdma_create_qp(mid, pd, &qa);
-	sge = (struct ibv_sge){ .addr = (uintptr_t)msg, .length = sizeof(msg), .lkey = mr->lkey };
-	rwr = (struct ibv_recv_wr){ .sg_list = &sge, .num_sge = 1 };
-	ibv_post_recv(mid->qp, &rwr, &bad);
-	/* the victim's reply, to the member */
-	memset(&p, 0, sizeof(p));
-	p.private_data = v.rep;
-	p.private_data_len = sizeof(v.rep);
-	p.responder_resources = p.initiator_depth = 4;
-	p.rnr_retry_count = 7;
-	rdma_accept(mid, &p);
+	cq = relay_accept_member(mid, &v, msg);
 	/* the member's proof (made for its own connection), to the victim */
-	for (n = 0; n < 200; n++) {
-		if (ibv_poll_cq(cq, 1, &wc) > 0)
-			break;
-		usleep(50000);
-	}
-	if (n == 200 || wc.status != IBV_WC_SUCCESS)
+	if (!relay_poll(cq, &wc) || wc.status != IBV_WC_SUCCESS)
 		return SAY("relay: no proof from the member"), 1;
 	SAY("relay: forwarding the member's proof (%u bytes) to the victim", wc.byte_len);
 	rg_send_raw(&v, msg, wc.byte_len);
