@@ -196,15 +196,22 @@ void rmawin_ep_group_drop(struct rmawin_ep *ep)
  * Collective calls (BARRIER, FENCE, WIN_CREATE, WIN_FREE) take the
  * endpoint's collective mutex, then its lock: one at a time per process,
  * so the ranks' calls match up in the order each rank's threads made them.
+ * Each is collective over the endpoint's group, which must be there.
  *
- * Return: 0 with both held, or -EINTR on a fatal signal with neither.
+ * Return: 0 with both held; else neither, and -EINTR on a fatal signal or
+ * what rmawin_ep_check_group() says.
  */
 int rmawin_coll_lock(struct rmawin_ep *ep)
 {
+	int ret;
+
 	if (mutex_lock_killable(&ep->coll))
 		return -EINTR;
 	mutex_lock(&ep->lock);
-	return 0;
+	ret = rmawin_ep_check_group(ep);
+	if (ret)
+		rmawin_coll_unlock(ep);
+	return ret;
 }
 
 void rmawin_coll_unlock(struct rmawin_ep *ep)

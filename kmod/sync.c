@@ -126,9 +126,6 @@ int rmawin_ioctl_fence(struct rmawin_ep *ep, void *arg)
 	ret = rmawin_coll_lock(ep);
 	if (ret)
 		return ret;
-	ret = rmawin_ep_check_group(ep);
-	if (ret)
-		goto out_unlock;
 	win = rmawin_win_lookup(ep, f->win);
 	if (!win) {
 		ret = -ENOENT;
@@ -168,9 +165,7 @@ int rmawin_ioctl_barrier(struct rmawin_ep *ep, void *arg)
 	ret = rmawin_coll_lock(ep);
 	if (ret)
 		return ret;
-	ret = rmawin_ep_check_group(ep);
-	if (!ret)
-		ret = rmawin_group_barrier(ep->group);
+	ret = rmawin_group_barrier(ep->group);
 	rmawin_coll_unlock(ep);
 	return ret;
 }

@@ -408,9 +408,6 @@ int rmawin_ioctl_win_create(struct rmawin_ep *ep, void *arg)
 	ret = rmawin_coll_lock(ep);
 	if (ret)
 		return ret;
-	ret = rmawin_ep_check_group(ep);
-	if (ret)
-		goto out_unlock;
 	win = rmawin_win_new(ep, c);
 	if (IS_ERR(win)) {
 		ret = PTR_ERR(win);
@@ -479,9 +476,6 @@ int rmawin_ioctl_win_free(struct rmawin_ep *ep, void *arg)
 	ret = rmawin_coll_lock(ep);
 	if (ret)
 		return ret;
-	ret = rmawin_ep_check_group(ep);
-	if (ret)
-		goto out_unlock;
 	win = rmawin_win_lookup(ep, f->win);
 	if (!win) {
 		ret = -ENOENT;
