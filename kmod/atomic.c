@@ -706,7 +706,7 @@ static int rmawin_self_connect(struct rmawin_group *grp, struct ib_qp *qp,
 static int rmawin_self_qp_create(struct rmawin_group *grp)
 {
 	struct ib_qp_init_attr init = {
-		.send_cq = grp->scq,
+		.send_cq = grp->scq.cq,
 		.recv_cq = grp->cq,
 		.cap = {
 			/* one more of each for ib_drain_qp() */
@@ -750,6 +750,7 @@ void rmawin_self_qp_destroy(struct rmawin_group *grp)
 {
 	if (!grp->self_qp)
 		return;
+	rmawin_scq_expect(&grp->scq, 1);
 	ib_drain_qp(grp->self_qp);
 	ib_destroy_qp(grp->self_qp);
 	grp->self_qp = NULL;

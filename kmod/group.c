@@ -184,11 +184,10 @@ static void rmawin_group_stop_events(struct rmawin_group *grp)
  */
 static void rmawin_group_free_cqs(struct rmawin_group *grp)
 {
-	if (!grp->scq && !grp->cq)
+	if (!grp->scq.cq && !grp->cq)
 		return;
 	synchronize_rcu();
-	if (grp->scq)
-		ib_free_cq(grp->scq);
+	rmawin_scq_destroy(&grp->scq);
 	if (grp->cq)
 		ib_free_cq(grp->cq);
 }
@@ -284,17 +283,23 @@ static int rmawin_group_bind(struct rmawin_group *grp)
 	return 0;
 }
 
-/* A completion queue for @depth work requests of every peer's queue pair. */
-static int rmawin_cq_alloc(struct rmawin_group *grp, struct ib_cq **cq, u32 depth,
-			   enum ib_poll_context poll)
+/*
+ * The entries of a completion queue for @depth work requests of every
+ * peer's queue pair: each queue pair's depth plus the one ib_drain_qp()
+ * posts, and as much for the queue pair to itself (atomic.c), which uses
+ * both CQs.
+ */
+static int rmawin_cq_entries(struct rmawin_group *grp, u32 depth)
 {
-	/*
-	 * Each queue pair's depth plus the one ib_drain_qp() posts, and as
-	 * much for the queue pair to itself (atomic.c), which uses both CQs.
-	 */
-	int cqe = min_t(u64, (u64)(grp->nranks - 1) * (depth + 1) + 16 + RMAWIN_SELF_DEPTH + 1,
-			grp->ibdev->attrs.max_cqe);
-	struct ib_cq *q = ib_alloc_cq(grp->ibdev, grp, cqe, 0, poll);
+	return min_t(u64, (u64)(grp->nranks - 1) * (depth + 1) + 16 + RMAWIN_SELF_DEPTH + 1,
+		     grp->ibdev->attrs.max_cqe);
+}
+
+/* The receive completion queue, polled in softirq context. */
+static int rmawin_cq_alloc(struct rmawin_group *grp, struct ib_cq **cq, u32 depth)
+{
+	struct ib_cq *q = ib_alloc_cq(grp->ibdev, grp, rmawin_cq_entries(grp, depth), 0,
+				      IB_POLL_SOFTIRQ);
 
 	if (IS_ERR(q))
 		return PTR_ERR(q);
@@ -316,9 +321,9 @@ static int rmawin_sq_data_max(struct rmawin_group *grp)
 		grp->sq_data_max = RMAWIN_SQ_DATA;
 		return 0;
 	}
-	if (grp->scq->cqe <= 16 + RMAWIN_SELF_DEPTH + 1)
+	if (grp->scq.cq->cqe <= 16 + RMAWIN_SELF_DEPTH + 1)
 		return -ENOMEM;
-	per = (grp->scq->cqe - 16 - RMAWIN_SELF_DEPTH - 1) / peers;
+	per = (grp->scq.cq->cqe - 16 - RMAWIN_SELF_DEPTH - 1) / peers;
 	if (per <= RMAWIN_CTRL_DEPTH + 2)
 		return -ENOMEM;
 	grp->sq_data_max = min_t(u32, RMAWIN_SQ_DATA, per - RMAWIN_CTRL_DEPTH - 2);
@@ -330,9 +335,10 @@ static int rmawin_group_alloc_resources(struct rmawin_group *grp)
 	u32 i;
 	int ret;
 
-	ret = rmawin_cq_alloc(grp, &grp->cq, RMAWIN_CTRL_DEPTH, IB_POLL_SOFTIRQ);
+	ret = rmawin_cq_alloc(grp, &grp->cq, RMAWIN_CTRL_DEPTH);
 	if (!ret)
-		ret = rmawin_cq_alloc(grp, &grp->scq, RMAWIN_SQ_DEPTH, IB_POLL_SOFTIRQ);
+		ret = rmawin_scq_create(&grp->scq, grp->ibdev,
+					rmawin_cq_entries(grp, RMAWIN_SQ_DEPTH));
 	if (ret)
 		return ret;
 	ret = rmawin_sq_data_max(grp);

@@ -10,6 +10,7 @@
 #define RMAWIN_GROUP_H
 
 #include "rmawin.h"
+#include "scq.h"
 
 struct rmawin_req;
 struct crypto_shash;
@@ -268,8 +269,9 @@ struct rmawin_rcache {
  *	flight: RMAWIN_SQ_DATA, or fewer where the device's largest send
  *	completion queue cannot hold that many for every peer
  * @scq: the send completion queue of every queue pair (RDMA reads and
- *	writes, registrations, control message sends), polled in softirq
- *	context: its handlers never sleep, and a waiter is woken straight
+ *	writes, registrations, control message sends), polled by the system
+ *	call that posted, right after its post, or else in softirq context
+ *	(scq.c): its handlers never sleep, and a waiter is woken straight
  *	from the device's completion instead of after a kworker switch
  * @peers: one per rank; ours is unused
  * @lock: peer states, send-buffer bitmaps and @rx_queue; taken in CM and
@@ -322,7 +324,7 @@ struct rmawin_group {
 	struct sockaddr_storage *addrs;
 	struct rdma_cm_id *listen_id;
 	struct ib_cq *cq;
-	struct ib_cq *scq;
+	struct rmawin_scq scq;
 	u32 sq_data_max;
 	struct rmawin_peer *peers;
 	spinlock_t lock;		/* peer states, tx bitmaps, rx_queue */

@@ -330,32 +330,6 @@ static inline void rmawin_count(struct rmawin_ep *ep, enum rmawin_counter c, lon
 	atomic_long_add(n, &rmawin_stats.counters[c]);
 }
 
-/*
- * Post send work requests.  A software device (rxe, siw) hands a kernel
- * QP's requests to a tasklet; raised from process context with bottom
- * halves on, that wakes ksoftirqd, a thread that must then win a CPU from
- * whatever runs there.  We post with bottom halves off, so that the
- * tasklet runs in local_bh_enable(), here, as a user QP's requests do in
- * its own system call.  Except for @overlap requests (RDMA writes, which
- * nobody waits for at once) posted by the ring's poller, a kernel thread:
- * those it leaves to ksoftirqd and goes on with its next entry meanwhile.
- * Hardware devices only pay the two counter updates.
- *
- * Context: process or softirq context, interrupts enabled.
- */
-static inline int rmawin_post_send(struct ib_qp *qp, const struct ib_send_wr *wr,
-				   bool overlap)
-{
-	int ret;
-
-	if (overlap && (current->flags & PF_KTHREAD))
-		return ib_post_send(qp, wr, NULL);
-	local_bh_disable();
-	ret = ib_post_send(qp, wr, NULL);
-	local_bh_enable();
-	return ret;
-}
-
 #define rmawin_ep_dbg(ep, fmt, ...) \
 	pr_debug("ep%u: " fmt, (ep)->id, ##__VA_ARGS__)
 

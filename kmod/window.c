@@ -151,18 +151,44 @@ static void rmawin_chunk_unmap(struct rmawin_win *win, struct rmawin_mr_chunk *c
 	c->mr = NULL;
 }
 
+/*
+ * A batch of registrations: the last work request is signaled, the others
+ * complete only if they fail (and the ones after them are then flushed).
+ * The queue pair completes in order, so the last one's completion comes
+ * after every other: only it ends the wait.
+ */
 struct rmawin_reg_wait {
 	struct ib_cqe cqe;
+	struct ib_cqe last;
 	struct completion done;
+	struct rmawin_group *grp;
+	u32 n;
+	u32 early;
 	int status;
 };
 
-static void rmawin_reg_done(struct ib_cq *cq, struct ib_wc *wc)
+static void rmawin_reg_status(struct rmawin_reg_wait *w, struct ib_wc *wc)
+{
+	/* a flush: the queue pair's peer failed meanwhile, which is no device error */
+	if (wc->status != IB_WC_SUCCESS && !w->status)
+		w->status = rmawin_wc_errno(wc->status);
+}
+
+static void rmawin_reg_early_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct rmawin_reg_wait *w = container_of(wc->wr_cqe, struct rmawin_reg_wait, cqe);
 
-	/* a flush: the queue pair's peer failed meanwhile, which is no device error */
-	w->status = wc->status == IB_WC_SUCCESS ? 0 : rmawin_wc_errno(wc->status);
+	w->early++;
+	rmawin_reg_status(w, wc);
+}
+
+static void rmawin_reg_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct rmawin_reg_wait *w = container_of(wc->wr_cqe, struct rmawin_reg_wait, last);
+
+	rmawin_reg_status(w, wc);
+	/* the unsignaled ones that succeeded will never complete */
+	rmawin_scq_settle(&w->grp->scq, w->n - 1 - w->early);
 	complete(&w->done);
 }
 
@@ -206,13 +232,18 @@ int rmawin_reg_mrs(struct rmawin_group *grp, struct ib_mr **mrs, u32 n, int acce
 	wrs = kcalloc(n, sizeof(*wrs), GFP_KERNEL_ACCOUNT);
 	if (!wrs)
 		return -ENOMEM;
-	w.cqe.done = rmawin_reg_done;
+	w.cqe.done = rmawin_reg_early_done;
+	w.last.done = rmawin_reg_done;
 	init_completion(&w.done);
+	w.grp = grp;
+	w.n = n;
+	w.early = 0;
+	w.status = 0;
 	for (i = 0; i < n; i++) {
 		struct ib_reg_wr *wr = &wrs[i];
 
 		wr->wr.opcode = IB_WR_REG_MR;
-		wr->wr.wr_cqe = &w.cqe;
+		wr->wr.wr_cqe = i + 1 < n ? &w.cqe : &w.last;
 		wr->wr.next = i + 1 < n ? &wrs[i + 1].wr : NULL;
 		wr->wr.send_flags = i + 1 < n ? 0 : IB_SEND_SIGNALED;
 		wr->mr = mrs[i];
