@@ -172,9 +172,9 @@ static void rmawin_group_stop_events(struct rmawin_group *grp)
 
 /*
  * Free both CQs once no queue pair is left to complete on them.  ib_core's
- * softirq poller (ib_poll_handler()) gives a CQ back with
- * irq_poll_complete() before it re-arms it with ib_req_notify_cq(), so
- * ib_free_cq()'s irq_poll_disable() can return, and the driver free the
+ * softirq poller (ib_poll_handler()), and the send CQ's (scq.c), give a CQ
+ * back with irq_poll_complete() before they re-arm it with
+ * ib_req_notify_cq(), so irq_poll_disable() can return, and the driver free the
  * CQ (soft-RoCE vfree()s its queue), while a handler that has just run
  * the last drain's completion on another CPU is still to make that call
  * (cq_teardown_test widens the window and oopsed here).  A softirq handler
@@ -337,7 +337,7 @@ static int rmawin_group_alloc_resources(struct rmawin_group *grp)
 
 	ret = rmawin_cq_alloc(grp, &grp->cq, RMAWIN_CTRL_DEPTH);
 	if (!ret)
-		ret = rmawin_scq_create(&grp->scq, grp->ibdev,
+		ret = rmawin_scq_create(&grp->scq, grp->ep, grp->ibdev,
 					rmawin_cq_entries(grp, RMAWIN_SQ_DEPTH));
 	if (ret)
 		return ret;

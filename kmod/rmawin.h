@@ -56,6 +56,10 @@ struct mem_cgroup;
  * @RMAWIN_CNT_POLL_NS: time a poller spent on the endpoint's ring (ns)
  * @RMAWIN_CNT_RING_ENTRIES: submission ring entries run (by the poller or
  *	a doorbell)
+ * @RMAWIN_CNT_SEND_CQES_DIRECT: send completions handled by the system call
+ *	that posted, right after its post (scq.c)
+ * @RMAWIN_CNT_SEND_CQES_SOFTIRQ: send completions handled in softirq
+ *	context, after the device signalled them
  * @RMAWIN_NR_COUNTERS: the number of counters
  */
 enum rmawin_counter {
@@ -73,6 +77,8 @@ enum rmawin_counter {
 	RMAWIN_CNT_NIC_ATOMICS,
 	RMAWIN_CNT_POLL_NS,
 	RMAWIN_CNT_RING_ENTRIES,
+	RMAWIN_CNT_SEND_CQES_DIRECT,
+	RMAWIN_CNT_SEND_CQES_SOFTIRQ,
 	RMAWIN_NR_COUNTERS,
 };
 

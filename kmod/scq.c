@@ -92,6 +92,8 @@ static int rmawin_scq_iop_poll(struct irq_poll *iop, int budget)
 	spin_lock(&s->poll_lock);
 	done = rmawin_scq_poll(s, budget);
 	spin_unlock(&s->poll_lock);
+	if (done)
+		rmawin_count(s->ep, RMAWIN_CNT_SEND_CQES_SOFTIRQ, done);
 	if (done < budget) {
 		irq_poll_complete(iop);
 		/* order the completion before we look at the others */
@@ -117,7 +119,10 @@ static void rmawin_scq_leave(struct rmawin_scq *s)
 		spin_lock_bh(&s->poll_lock);
 		got = rmawin_scq_poll(s, RMAWIN_SCQ_DIRECT_BUDGET);
 		spin_unlock_bh(&s->poll_lock);
-		if (!got || !atomic_read(&s->out))
+		if (!got)
+			break;
+		rmawin_count(s->ep, RMAWIN_CNT_SEND_CQES_DIRECT, got);
+		if (!atomic_read(&s->out))
 			break;
 	}
 	if (atomic_dec_and_test(&s->direct) && atomic_read(&s->out))
@@ -211,17 +216,20 @@ void rmawin_scq_settle(struct rmawin_scq *s, int n)
 /**
  * rmawin_scq_create() - make a group's send CQ
  * @s: zeroed
+ * @ep: the endpoint whose group it serves
  * @ibdev: the device
  * @cqe: entries
  *
  * Context: process context.
  * Return: 0 or a negative errno.
  */
-int rmawin_scq_create(struct rmawin_scq *s, struct ib_device *ibdev, int cqe)
+int rmawin_scq_create(struct rmawin_scq *s, struct rmawin_ep *ep, struct ib_device *ibdev,
+		      int cqe)
 {
 	struct ib_cq_init_attr attr = { .cqe = cqe };
 	struct ib_cq *cq;
 
+	s->ep = ep;
 	spin_lock_init(&s->poll_lock);
 	irq_poll_init(&s->iop, RMAWIN_SCQ_IRQ_BUDGET, rmawin_scq_iop_poll);
 	cq = ib_create_cq(ibdev, rmawin_scq_signalled, NULL, s, &attr);

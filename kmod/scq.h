@@ -12,6 +12,8 @@
 #include <linux/atomic.h>
 #include <rdma/ib_verbs.h>
 
+struct rmawin_ep;
+
 /* Completions taken from the device per poll. */
 #define RMAWIN_SCQ_BATCH	16
 /* Completions the softirq poller takes per turn (as ib_core's). */
@@ -23,6 +25,7 @@
 
 /**
  * struct rmawin_scq - the send completion queue of a group's queue pairs
+ * @ep: the endpoint, whose counters count our completions
  * @cq: the device's CQ, made with our own completion handler: armed only
  *	while completions may come with nobody about to poll for them
  * @iop: polls @cq in softirq context once the device signalled it
@@ -37,6 +40,7 @@
  * @wc: the completions of one poll, under @poll_lock
  */
 struct rmawin_scq {
+	struct rmawin_ep *ep;
 	struct ib_cq *cq;
 	struct irq_poll iop;
 	spinlock_t poll_lock;		/* one poller at a time */
@@ -45,7 +49,8 @@ struct rmawin_scq {
 	struct ib_wc wc[RMAWIN_SCQ_BATCH];
 };
 
-int rmawin_scq_create(struct rmawin_scq *s, struct ib_device *ibdev, int cqe);
+int rmawin_scq_create(struct rmawin_scq *s, struct rmawin_ep *ep, struct ib_device *ibdev,
+		      int cqe);
 void rmawin_scq_destroy(struct rmawin_scq *s);
 int rmawin_post_send(struct ib_qp *qp, const struct ib_send_wr *wr, bool overlap);
 void rmawin_scq_expect(struct rmawin_scq *s, int n);

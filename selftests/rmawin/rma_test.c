@@ -8,7 +8,8 @@
  * ranges written must stay untouched, and the data carries a pattern of
  * (origin, target, size, offsets), so misplaced or stale bytes are caught.
  * Transfers across the boundary between a window's memory regions, and
- * origins inside an allocated window.
+ * origins inside an allocated window.  Lone puts, each flushed, take their
+ * completions in their own system call.
  *
  * Epochs, windows and groups of unusual shape (many operations in one
  * epoch, 1024 in one ioctl, empty windows, several windows at once, a
@@ -647,6 +648,67 @@ TEST_F(path, origin_inside_allocated_window)
 	int port = rmawin_test_ports(2);
 
 	EXPECT_EQ(2, rmawin_test_run_ranks_for(_metadata, 2, origin_in_win_rank, &port, 25));
+	rmawin_test_expect_no_leaks(_metadata);
+}
+
+/*
+ * Lone puts, each flushed at once, as a latency loop makes them: in one
+ * guest soft-RoCE runs a put's whole round trip when its system call
+ * re-enables bottom halves, and the call then takes the completion off the
+ * send CQ itself (kmod/scq.c) rather than leaving it to rxe's tasklet and
+ * a softirq poller.  Every word put is read back on the target; on the
+ * ioctl path at least half of the puts' completions must have been taken
+ * so (the module's send_cqes_direct counter).  The ring's poller leaves
+ * its writes to ksoftirqd, so there only the data is checked.
+ */
+#define LONE_PUTS	200
+
+static int lone_rank(int rank, int n, void *arg)
+{
+	static uint64_t mem[LONE_PUTS];
+	struct rmawin_win *win;
+	struct rmawin_ep *ep;
+	uint64_t v;
+	int i;
+
+	RMAWIN_TEST_TRY(1, rmawin_test_open(rank, n, *(int *)arg, &ep));
+	memset(mem, 0, sizeof(mem));
+	RMAWIN_TEST_TRY(2, rmawin_win_create(ep, mem, sizeof(mem), 8, 0, &win));
+	RMAWIN_TEST_TRY(3, rmawin_fence(win, 0));
+	if (rank == 0) {
+		RMAWIN_TEST_TRY(4, rmawin_lock(win, RMAWIN_LOCK_SHARED, 1));
+		for (i = 0; i < LONE_PUTS; i++) {
+			v = 0x10ADULL << 32 | i;
+			RMAWIN_TEST_TRY(5, rmawin_put(win, &v, sizeof(v), 1, i));
+			RMAWIN_TEST_TRY(6, rmawin_flush(win, 1));
+		}
+		RMAWIN_TEST_TRY(7, rmawin_unlock(win, 1));
+	}
+	RMAWIN_TEST_TRY(8, rmawin_fence(win, 0));
+	for (i = 0; rank == 1 && i < LONE_PUTS; i++)
+		if (mem[i] != (0x10ADULL << 32 | i)) {
+			RMAWIN_TEST_MSG("word %d is %#llx", i, (unsigned long long)mem[i]);
+			return 9;
+		}
+	RMAWIN_TEST_TRY(10, rmawin_win_free(win));
+	RMAWIN_TEST_TRY(11, rmawin_ep_close(ep));
+	return 0;
+}
+
+TEST_F(path, lone_puts_completed_by_their_call)
+{
+	long direct = rmawin_stat("send_cqes_direct");
+	long softirq = rmawin_stat("send_cqes_softirq");
+	int port = rmawin_test_ports(2);
+
+	ASSERT_LE(0, direct) TH_LOG("no counter send_cqes_direct");
+	ASSERT_LE(0, softirq) TH_LOG("no counter send_cqes_softirq");
+	EXPECT_EQ(2, rmawin_test_run_ranks_for(_metadata, 2, lone_rank, &port, 25));
+	direct = rmawin_stat("send_cqes_direct") - direct;
+	softirq = rmawin_stat("send_cqes_softirq") - softirq;
+	TH_LOG("send completions: %ld by their call, %ld in softirq", direct, softirq);
+	if (variant->no_ring)
+		EXPECT_LE(LONE_PUTS / 2, direct);
 	rmawin_test_expect_no_leaks(_metadata);
 }
 
