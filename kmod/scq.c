@@ -66,14 +66,16 @@ static int rmawin_scq_poll(struct rmawin_scq *s, int budget)
 	return done;
 }
 
-/* Have the device signal the next completion, or poll those it holds. */
+/*
+ * Have the device signal the next completion, or poll those it holds.
+ * Not with bottom halves turned off and on again here: the ring's poller
+ * arms before it posts, and local_bh_enable() would run there the sends it
+ * leaves to ksoftirqd.
+ */
 static void rmawin_scq_arm(struct rmawin_scq *s)
 {
-	/* from a system call, the softirq runs in local_bh_enable() */
-	local_bh_disable();
 	if (ib_req_notify_cq(s->cq, IB_CQ_NEXT_COMP | IB_CQ_REPORT_MISSED_EVENTS) > 0)
 		irq_poll_sched(&s->iop);
-	local_bh_enable();
 }
 
 /* The device signalled a completion (its tasklet). */
@@ -125,8 +127,12 @@ static void rmawin_scq_leave(struct rmawin_scq *s)
 		if (!atomic_read(&s->out))
 			break;
 	}
-	if (atomic_dec_and_test(&s->direct) && atomic_read(&s->out))
+	if (atomic_dec_and_test(&s->direct) && atomic_read(&s->out)) {
+		/* the softirq poller, if needed, runs in local_bh_enable() */
+		local_bh_disable();
 		rmawin_scq_arm(s);
+		local_bh_enable();
+	}
 }
 
 /**
