@@ -750,8 +750,7 @@ void rmawin_self_qp_destroy(struct rmawin_group *grp)
 {
 	if (!grp->self_qp)
 		return;
-	rmawin_scq_expect(&grp->scq, 1);
-	ib_drain_qp(grp->self_qp);
+	rmawin_scq_drain_qp(grp->self_qp);
 	ib_destroy_qp(grp->self_qp);
 	grp->self_qp = NULL;
 	atomic_dec(&rmawin_stats.qps);

@@ -338,8 +338,7 @@ static int rmawin_peer_create_qp(struct rmawin_peer *peer, struct rdma_cm_id *id
 void rmawin_peer_destroy_conn(struct rmawin_peer *peer)
 {
 	if (peer->qp) {
-		rmawin_scq_expect(&peer->grp->scq, 1);
-		ib_drain_qp(peer->qp);
+		rmawin_scq_drain_qp(peer->qp);
 		flush_work(&peer->grp->rx_work);
 		rmawin_peer_destroy_qp(peer);
 	}

@@ -19,7 +19,7 @@
  * - @out counts the work requests that may still complete here, never
  *   fewer (a chain's unsignaled requests count until its signaled one
  *   completes, rmawin_scq_settle(); ib_drain_qp()'s own is counted by
- *   rmawin_scq_expect()).
+ *   rmawin_scq_drain_qp()).
  * - @direct counts the system calls between their post and their poll.
  * - A poster that will not poll (softirq context, or the ring's poller
  *   leaving a write to ksoftirqd) arms the CQ unless a direct poller is
@@ -191,19 +191,25 @@ int rmawin_post_send(struct ib_qp *qp, const struct ib_send_wr *wr, bool overlap
 }
 
 /**
- * rmawin_scq_expect() - completions are coming that were not posted here
- * @s: the CQ
- * @n: how many (ib_drain_qp()'s own request: one)
+ * rmawin_scq_drain_qp() - ib_drain_qp() on a queue pair of the group
+ * @qp: the queue pair; its send CQ is a struct rmawin_scq's
  *
- * Context: process or softirq context.
+ * ib_drain_qp() posts a request of its own, which we did not count: count
+ * it, and arm the CQ unless a direct poller is about, so that its
+ * completion ends the drain's wait.
+ *
+ * Context: process context; sleeps.
  */
-void rmawin_scq_expect(struct rmawin_scq *s, int n)
+void rmawin_scq_drain_qp(struct ib_qp *qp)
 {
-	atomic_add(n, &s->out);
+	struct rmawin_scq *s = qp->send_cq->cq_context;
+
+	atomic_inc(&s->out);
 	/* as in rmawin_post_send() */
 	smp_mb__after_atomic();
 	if (!atomic_read(&s->direct))
 		rmawin_scq_arm(s);
+	ib_drain_qp(qp);
 }
 
 /**

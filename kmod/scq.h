@@ -53,7 +53,7 @@ int rmawin_scq_create(struct rmawin_scq *s, struct rmawin_ep *ep, struct ib_devi
 		      int cqe);
 void rmawin_scq_destroy(struct rmawin_scq *s);
 int rmawin_post_send(struct ib_qp *qp, const struct ib_send_wr *wr, bool overlap);
-void rmawin_scq_expect(struct rmawin_scq *s, int n);
+void rmawin_scq_drain_qp(struct ib_qp *qp);
 void rmawin_scq_settle(struct rmawin_scq *s, int n);
 
 #endif /* RMAWIN_SCQ_H */
