@@ -65,12 +65,37 @@ static void rmawin_req_done(struct ib_cq *cq, struct ib_wc *wc)
 
 static const struct rmawin_op_def *rmawin_op_def(u8 opcode);
 
-/* A request: a reaped one if the endpoint kept one, else a new one. */
+/**
+ * rmawin_ep_reap() - reap every window of an endpoint
+ * @ep: the endpoint, locked
+ *
+ * Finished requests give back what they hold (bounce buffers, pins) and
+ * go to the endpoint's cache of requests.
+ */
+void rmawin_ep_reap(struct rmawin_ep *ep)
+{
+	struct rmawin_win *win;
+	unsigned long id;
+
+	lockdep_assert_held(&ep->lock);
+	xa_for_each(&ep->wins, id, win)
+		rmawin_win_reap(win, true);
+}
+
+/*
+ * A request: a reaped one if the endpoint kept one, else a new one.  A
+ * burst of operations that nothing reaps (ring entries: many puts, then
+ * one flush) leaves the finished ones on their windows; they are reaped
+ * here once the cache runs dry, so that only as many requests are ever
+ * allocated as are in flight at once.
+ */
 static struct rmawin_req *rmawin_req_alloc(struct rmawin_ep *ep)
 {
 	struct rmawin_req *req;
 
 	lockdep_assert_held(&ep->lock);
+	if (list_empty(&ep->req_free) && atomic_read(&ep->reapable))
+		rmawin_ep_reap(ep);
 	req = list_first_entry_or_null(&ep->req_free, struct rmawin_req, node);
 	if (req) {
 		list_del(&req->node);
@@ -80,6 +105,7 @@ static struct rmawin_req *rmawin_req_alloc(struct rmawin_ep *ep)
 		req = kzalloc(sizeof(*req), GFP_KERNEL_ACCOUNT);
 		if (!req)
 			return NULL;
+		rmawin_count(ep, RMAWIN_CNT_REQ_ALLOCS, 1);
 	}
 	atomic_inc(&rmawin_stats.reqs);
 	return req;

@@ -263,16 +263,6 @@ static bool rmawin_bounce_progress(struct rmawin_ep *ep, struct rmawin_peer *pee
 	       READ_ONCE(ep->dev->dead);
 }
 
-/* Reap every window: finished requests give their bounce buffers back. */
-static void rmawin_reap_all(struct rmawin_ep *ep)
-{
-	struct rmawin_win *win;
-	unsigned long id;
-
-	xa_for_each(&ep->wins, id, win)
-		rmawin_win_reap(win, true);
-}
-
 /**
  * rmawin_bounce_take() - a bounce buffer, reaping finished operations to free some
  * @ep: the endpoint, locked
@@ -293,7 +283,7 @@ int rmawin_bounce_take(struct rmawin_ep *ep, struct rmawin_peer *peer)
 			return peer->error ?: -ECONNRESET;
 		if (READ_ONCE(ep->dev->dead))
 			return -ENODEV;
-		rmawin_reap_all(ep);
+		rmawin_ep_reap(ep);
 	}
 	return slot;
 }

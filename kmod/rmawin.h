@@ -60,6 +60,8 @@ struct mem_cgroup;
  *	that posted, right after its post (scq.c)
  * @RMAWIN_CNT_SEND_CQES_SOFTIRQ: send completions handled in softirq
  *	context, after the device signalled them
+ * @RMAWIN_CNT_REQ_ALLOCS: operation requests allocated (none finished was
+ *	left to reuse)
  * @RMAWIN_NR_COUNTERS: the number of counters
  */
 enum rmawin_counter {
@@ -79,6 +81,7 @@ enum rmawin_counter {
 	RMAWIN_CNT_RING_ENTRIES,
 	RMAWIN_CNT_SEND_CQES_DIRECT,
 	RMAWIN_CNT_SEND_CQES_SOFTIRQ,
+	RMAWIN_CNT_REQ_ALLOCS,
 	RMAWIN_NR_COUNTERS,
 };
 
@@ -131,7 +134,8 @@ struct rmawin_dev {
  * @closing: the file is being released: every wait on @wq ends (the
  *	ring's poller, a kthread, gets no fatal signal to end them)
  * @req_free: requests reaped and kept for the next operations (at most
- *	RMAWIN_REQ_CACHE), under @lock: an operation allocates nothing
+ *	RMAWIN_REQ_CACHE), under @lock; reaped into when it runs dry, so
+ *	that operations allocate only as many as are in flight at once
  * @nreq_free: entries of @req_free
  * @coll: one collective call (barrier, fence, window creation and free) at
  *	a time, so that every rank runs them in one order; taken before @lock
@@ -380,6 +384,7 @@ int rmawin_op_run(struct rmawin_ep *ep, const struct rmawin_op_desc *op, bool ri
 bool rmawin_op_would_wait(struct rmawin_ep *ep, const struct rmawin_op_desc *op);
 int rmawin_win_complete(struct rmawin_win *win);
 void rmawin_win_reap(struct rmawin_win *win, bool copy_out);
+void rmawin_ep_reap(struct rmawin_ep *ep);
 void rmawin_reqs_free_cache(struct rmawin_ep *ep);
 
 /* lock.c */

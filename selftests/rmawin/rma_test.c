@@ -712,4 +712,62 @@ TEST_F(path, lone_puts_completed_by_their_call)
 	rmawin_test_expect_no_leaks(_metadata);
 }
 
+/*
+ * A message rate's pattern: many puts, one flush.  The finished puts'
+ * requests are reaped for the next ones once the endpoint's cache of them
+ * runs dry, so a burst allocates only what is in flight at once (at most a
+ * send queue's worth, 224 on rxe, and one), never one request per put.
+ * Through the ring, whose puts are still in flight when the poller moves
+ * on, it allocated 4096 before.
+ */
+#define BURST_PUTS	4096
+#define REQ_CACHE	256	/* kmod/rmawin.h: RMAWIN_REQ_CACHE */
+
+static int burst_rank(int rank, int n, void *arg)
+{
+	static uint64_t mem[BURST_PUTS];
+	struct rmawin_win *win;
+	struct rmawin_ep *ep;
+	int i;
+
+	RMAWIN_TEST_TRY(1, rmawin_test_open(rank, n, *(int *)arg, &ep));
+	memset(mem, 0, sizeof(mem));
+	RMAWIN_TEST_TRY(2, rmawin_win_create(ep, mem, sizeof(mem), 8, 0, &win));
+	RMAWIN_TEST_TRY(3, rmawin_fence(win, 0));
+	if (rank == 0) {
+		static uint64_t src[BURST_PUTS];
+
+		for (i = 0; i < BURST_PUTS; i++)
+			src[i] = 0xB0B5ULL << 32 | i;
+		RMAWIN_TEST_TRY(4, rmawin_lock(win, RMAWIN_LOCK_SHARED, 1));
+		for (i = 0; i < BURST_PUTS; i++)
+			RMAWIN_TEST_TRY(5, rmawin_put(win, &src[i], sizeof(src[i]), 1, i));
+		RMAWIN_TEST_TRY(6, rmawin_flush(win, 1));
+		RMAWIN_TEST_TRY(7, rmawin_unlock(win, 1));
+	}
+	RMAWIN_TEST_TRY(8, rmawin_fence(win, 0));
+	for (i = 0; rank == 1 && i < BURST_PUTS; i++)
+		if (mem[i] != (0xB0B5ULL << 32 | i)) {
+			RMAWIN_TEST_MSG("word %d is %#llx", i, (unsigned long long)mem[i]);
+			return 9;
+		}
+	RMAWIN_TEST_TRY(10, rmawin_win_free(win));
+	RMAWIN_TEST_TRY(11, rmawin_ep_close(ep));
+	return 0;
+}
+
+TEST_F(path, burst_of_puts_reuses_requests)
+{
+	long allocs = rmawin_stat("req_allocs");
+	int port = rmawin_test_ports(2);
+
+	ASSERT_LE(0, allocs) TH_LOG("no counter req_allocs");
+	EXPECT_EQ(2, rmawin_test_run_ranks_for(_metadata, 2, burst_rank, &port, 60));
+	allocs = rmawin_stat("req_allocs") - allocs;
+	TH_LOG("%d puts and a flush allocated %ld requests", BURST_PUTS, allocs);
+	EXPECT_LT(0, allocs);
+	EXPECT_GE(REQ_CACHE, allocs);
+	rmawin_test_expect_no_leaks(_metadata);
+}
+
 TEST_HARNESS_MAIN
