@@ -231,6 +231,9 @@ END {
 	    pt("ib_write_lat", 8), "<=", 1.0)
 	row("8 B put latency (us) / ib_write_lat", "ioctl", rm("put_lat", "ioctl", 2, 8), \
 	    pt("ib_write_lat", 8), "<=", 1.3)
+	# issue 13: the ring no slower than the ioctl
+	row("8 B put latency (us), ring / ioctl", "ring", rm("put_lat", "ring", 2, 8), \
+	    rm("put_lat", "ioctl", 2, 8), "<=", 1.0)
 	np = split(defpath == "ring" ? "ring ioctl" : "ioctl", paths, " ")
 	for (i = 1; i <= np; i++)
 		row("8 B get latency (us) / ib_read_lat", paths[i], rm("get_lat", paths[i], 2, 8), \
