@@ -663,30 +663,45 @@ TEST_F(path, origin_inside_allocated_window)
  */
 #define LONE_PUTS	200
 
-static int lone_rank(int rank, int n, void *arg)
+/*
+ * Rank 0 puts @nputs words, word i holding @tag and i, into rank 1's
+ * window, flushing after each or once after all; rank 1 reads them back.
+ */
+struct puts_plan {
+	int port;
+	int nputs;
+	uint64_t tag;
+	int flush_each;
+};
+
+#define PUTS_MAX	4096
+
+static int puts_rank(int rank, int n, void *arg)
 {
-	static uint64_t mem[LONE_PUTS];
+	static uint64_t mem[PUTS_MAX], src[PUTS_MAX];
+	const struct puts_plan *p = arg;
+	size_t size = p->nputs * sizeof(mem[0]);
 	struct rmawin_win *win;
 	struct rmawin_ep *ep;
-	uint64_t v;
 	int i;
 
-	RMAWIN_TEST_TRY(1, rmawin_test_open(rank, n, *(int *)arg, &ep));
-	memset(mem, 0, sizeof(mem));
-	RMAWIN_TEST_TRY(2, rmawin_win_create(ep, mem, sizeof(mem), 8, 0, &win));
+	RMAWIN_TEST_TRY(1, rmawin_test_open(rank, n, p->port, &ep));
+	memset(mem, 0, size);
+	RMAWIN_TEST_TRY(2, rmawin_win_create(ep, mem, size, 8, 0, &win));
 	RMAWIN_TEST_TRY(3, rmawin_fence(win, 0));
 	if (rank == 0) {
 		RMAWIN_TEST_TRY(4, rmawin_lock(win, RMAWIN_LOCK_SHARED, 1));
-		for (i = 0; i < LONE_PUTS; i++) {
-			v = 0x10ADULL << 32 | i;
-			RMAWIN_TEST_TRY(5, rmawin_put(win, &v, sizeof(v), 1, i));
-			RMAWIN_TEST_TRY(6, rmawin_flush(win, 1));
+		for (i = 0; i < p->nputs; i++) {
+			src[i] = p->tag << 32 | i;
+			RMAWIN_TEST_TRY(5, rmawin_put(win, &src[i], sizeof(src[i]), 1, i));
+			if (p->flush_each || i == p->nputs - 1)
+				RMAWIN_TEST_TRY(6, rmawin_flush(win, 1));
 		}
 		RMAWIN_TEST_TRY(7, rmawin_unlock(win, 1));
 	}
 	RMAWIN_TEST_TRY(8, rmawin_fence(win, 0));
-	for (i = 0; rank == 1 && i < LONE_PUTS; i++)
-		if (mem[i] != (0x10ADULL << 32 | i)) {
+	for (i = 0; rank == 1 && i < p->nputs; i++)
+		if (mem[i] != (p->tag << 32 | i)) {
 			RMAWIN_TEST_MSG("word %d is %#llx", i, (unsigned long long)mem[i]);
 			return 9;
 		}
@@ -699,11 +714,11 @@ TEST_F(path, lone_puts_completed_by_their_call)
 {
 	long direct = rmawin_stat("send_cqes_direct");
 	long softirq = rmawin_stat("send_cqes_softirq");
-	int port = rmawin_test_ports(2);
+	struct puts_plan plan = { rmawin_test_ports(2), LONE_PUTS, 0x10AD, 1 };
 
 	ASSERT_LE(0, direct) TH_LOG("no counter send_cqes_direct");
 	ASSERT_LE(0, softirq) TH_LOG("no counter send_cqes_softirq");
-	EXPECT_EQ(2, rmawin_test_run_ranks_for(_metadata, 2, lone_rank, &port, 25));
+	EXPECT_EQ(2, rmawin_test_run_ranks_for(_metadata, 2, puts_rank, &plan, 25));
 	direct = rmawin_stat("send_cqes_direct") - direct;
 	softirq = rmawin_stat("send_cqes_softirq") - softirq;
 	TH_LOG("send completions: %ld by their call, %ld in softirq", direct, softirq);
@@ -720,49 +735,16 @@ TEST_F(path, lone_puts_completed_by_their_call)
  * Through the ring, whose puts are still in flight when the poller moves
  * on, it allocated 4096 before.
  */
-#define BURST_PUTS	4096
+#define BURST_PUTS	PUTS_MAX
 #define REQ_CACHE	256	/* kmod/rmawin.h: RMAWIN_REQ_CACHE */
-
-static int burst_rank(int rank, int n, void *arg)
-{
-	static uint64_t mem[BURST_PUTS];
-	struct rmawin_win *win;
-	struct rmawin_ep *ep;
-	int i;
-
-	RMAWIN_TEST_TRY(1, rmawin_test_open(rank, n, *(int *)arg, &ep));
-	memset(mem, 0, sizeof(mem));
-	RMAWIN_TEST_TRY(2, rmawin_win_create(ep, mem, sizeof(mem), 8, 0, &win));
-	RMAWIN_TEST_TRY(3, rmawin_fence(win, 0));
-	if (rank == 0) {
-		static uint64_t src[BURST_PUTS];
-
-		for (i = 0; i < BURST_PUTS; i++)
-			src[i] = 0xB0B5ULL << 32 | i;
-		RMAWIN_TEST_TRY(4, rmawin_lock(win, RMAWIN_LOCK_SHARED, 1));
-		for (i = 0; i < BURST_PUTS; i++)
-			RMAWIN_TEST_TRY(5, rmawin_put(win, &src[i], sizeof(src[i]), 1, i));
-		RMAWIN_TEST_TRY(6, rmawin_flush(win, 1));
-		RMAWIN_TEST_TRY(7, rmawin_unlock(win, 1));
-	}
-	RMAWIN_TEST_TRY(8, rmawin_fence(win, 0));
-	for (i = 0; rank == 1 && i < BURST_PUTS; i++)
-		if (mem[i] != (0xB0B5ULL << 32 | i)) {
-			RMAWIN_TEST_MSG("word %d is %#llx", i, (unsigned long long)mem[i]);
-			return 9;
-		}
-	RMAWIN_TEST_TRY(10, rmawin_win_free(win));
-	RMAWIN_TEST_TRY(11, rmawin_ep_close(ep));
-	return 0;
-}
 
 TEST_F(path, burst_of_puts_reuses_requests)
 {
 	long allocs = rmawin_stat("req_allocs");
-	int port = rmawin_test_ports(2);
+	struct puts_plan plan = { rmawin_test_ports(2), BURST_PUTS, 0xB0B5, 0 };
 
 	ASSERT_LE(0, allocs) TH_LOG("no counter req_allocs");
-	EXPECT_EQ(2, rmawin_test_run_ranks_for(_metadata, 2, burst_rank, &port, 60));
+	EXPECT_EQ(2, rmawin_test_run_ranks_for(_metadata, 2, puts_rank, &plan, 60));
 	allocs = rmawin_stat("req_allocs") - allocs;
 	TH_LOG("%d puts and a flush allocated %ld requests", BURST_PUTS, allocs);
 	EXPECT_LT(0, allocs);
