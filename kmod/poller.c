@@ -42,10 +42,7 @@
  * grace.  Meanwhile the rings say RMAWIN_SQ_YIELDED too: the library
  * issues an operation on an empty ring by ioctl, and the doorbells run
  * their entries themselves (RMAWIN_ENTER_SUBMIT) without waking the
- * poller; a plain wake-up does.  Woken by its own timer, the thread keeps
- * RMAWIN_SQ_YIELDED up until it finds its CPU free: while it naps to see
- * whether the competitor is still there, an entry queued to it would wait
- * for the nap.
+ * poller; a plain wake-up does.
  */
 #include <linux/cgroup.h>
 #include <linux/cred.h>
@@ -89,8 +86,6 @@
  *	by itself then anyway
  * @mm: the thread's: the address space it is in (mmget'ed), or NULL
  * @backoff_ns: the thread's: how long its CPU is left alone next time
- * @probing: the thread's: woken to try its CPU again, it has not found
- *	it free yet, and its rings still say RMAWIN_SQ_YIELDED
  */
 struct rmawin_poller {
 	struct list_head node;
@@ -106,7 +101,6 @@ struct rmawin_poller {
 	u64 reprobe_at;
 	struct mm_struct *mm;
 	u64 backoff_ns;
-	bool probing;
 };
 
 static LIST_HEAD(rmawin_pollers);
@@ -190,9 +184,8 @@ static u32 rmawin_poller_pass(struct rmawin_poller *pl, bool *pending, u64 *idle
  * Sleep until kicked or stopped, unless a ring has work after all: every
  * ring says RMAWIN_SQ_NEED_WAKEUP meanwhile.  @reprobe_ns: 0, or how long
  * to sleep at most, a doorbell that ran its entries itself not waking us
- * meanwhile; the rings say RMAWIN_SQ_YIELDED then, and keep saying it
- * after we wake until we find our CPU free (rmawin_poller_unyield()).
- * @count: counted as the sleep begins.  Return: true if we slept.
+ * meanwhile.  @count: counted as the sleep begins.  Return: true if we
+ * slept.
  */
 static bool rmawin_poller_sleep(struct rmawin_poller *pl, u64 reprobe_ns, atomic_long_t *count)
 {
@@ -221,31 +214,10 @@ static bool rmawin_poller_sleep(struct rmawin_poller *pl, u64 reprobe_ns, atomic
 						 nsecs_to_jiffies(reprobe_ns) + 1);
 	mutex_lock(&pl->lock);
 	list_for_each_entry(ring, &pl->rings, pl_node)
-		rmawin_ring_set_flags(ring, 0, RMAWIN_SQ_NEED_WAKEUP |
-				      (reprobe_ns ? 0 : RMAWIN_SQ_YIELDED));
+		rmawin_ring_set_flags(ring, 0, RMAWIN_SQ_NEED_WAKEUP | RMAWIN_SQ_YIELDED);
 	mutex_unlock(&pl->lock);
 	WRITE_ONCE(pl->reprobe_at, 0);
-	pl->probing = reprobe_ns;
 	return !work;
-}
-
-/*
- * Our CPU is free: the rings' operations may come to us again.  Until
- * then, woken only to try it, we leave them on the submitters' own system
- * calls: an entry queued to a poller that must nap while a rank spins
- * waits for the nap to end.
- */
-static void rmawin_poller_unyield(struct rmawin_poller *pl)
-{
-	struct rmawin_ring *ring;
-
-	if (!pl->probing)
-		return;
-	pl->probing = false;
-	mutex_lock(&pl->lock);
-	list_for_each_entry(ring, &pl->rings, pl_node)
-		rmawin_ring_set_flags(ring, 0, RMAWIN_SQ_YIELDED);
-	mutex_unlock(&pl->lock);
 }
 
 static int rmawin_poller_thread(void *data)
@@ -258,14 +230,11 @@ static int rmawin_poller_thread(void *data)
 	while (!kthread_should_stop()) {
 		if (rmawin_poller_pass(pl, &pending, &idle_ns)) {
 			last = local_clock();
-			if (single_task_running())
-				rmawin_poller_unyield(pl);
 			cond_resched();
 			continue;
 		}
 		now = local_clock();
-		/* not while probing: until our CPU is found free, sleep only to try it again */
-		if (!pending && now - last >= idle_ns && !pl->probing) {
+		if (!pending && now - last >= idle_ns) {
 			rmawin_poller_sleep(pl, 0, &rmawin_stats.poll_sleeps_idle);
 			last = local_clock();
 			shared_since = 0;
@@ -299,7 +268,6 @@ static int rmawin_poller_thread(void *data)
 			continue;
 		}
 		shared_since = 0;
-		rmawin_poller_unyield(pl);
 		if (!alone_since)
 			alone_since = now;
 		else if (now - alone_since >= RMAWIN_POLL_GRACE_NS)

@@ -888,10 +888,7 @@ struct rmawin_ring_offsets {
  * sq_flags, with RMAWIN_SQ_NEED_WAKEUP: the poller sleeps because another
  * task wanted its CPU, and a doorbell that runs its entries itself does
  * not wake it for a while; an operation on an empty ring is as well
- * issued with RMAWIN_IOC_RMA meanwhile.  Without RMAWIN_SQ_NEED_WAKEUP:
- * the poller woke to try its CPU again and has not found it free yet; it
- * runs what is queued, but may be napping, and an operation on an empty
- * ring is better issued with RMAWIN_IOC_RMA
+ * issued with RMAWIN_IOC_RMA meanwhile
  */
 #define RMAWIN_SQ_YIELDED	0x4U
 
