@@ -28,6 +28,7 @@ static const char *const rmawin_counter_names[] = {
 	[RMAWIN_CNT_SEND_CQES_DIRECT] = "send_cqes_direct",
 	[RMAWIN_CNT_SEND_CQES_SOFTIRQ] = "send_cqes_softirq",
 	[RMAWIN_CNT_REQ_ALLOCS] = "req_allocs",
+	[RMAWIN_CNT_EARLY_COMPLETES] = "early_completes",
 };
 
 static void rmawin_show_counters(struct seq_file *m, atomic_long_t *c)

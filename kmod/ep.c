@@ -18,6 +18,22 @@ static unsigned int max_endpoints = 64;
 module_param(max_endpoints, uint, 0644);
 MODULE_PARM_DESC(max_endpoints, "Endpoints (open /dev/rmawin files) one process may have");
 
+static unsigned int wait_spin_us = RMAWIN_WAIT_SPIN_US;
+module_param(wait_spin_us, uint, 0644);
+MODULE_PARM_DESC(wait_spin_us,
+		 "Microseconds a wait for peers polls before it sleeps (at most 100000)");
+
+/**
+ * rmawin_wait_spin_ns() - how long a wait for peers polls before it sleeps
+ *
+ * Return: the module parameter wait_spin_us, capped, in nanoseconds.
+ */
+u64 rmawin_wait_spin_ns(void)
+{
+	return (u64)min_t(unsigned int, READ_ONCE(wait_spin_us), RMAWIN_WAIT_SPIN_MAX_US) *
+	       NSEC_PER_USEC;
+}
+
 static atomic_t rmawin_ep_ids = ATOMIC_INIT(0);
 
 /* The lock class of every endpoint's window table (rmawin_ep_alloc()). */

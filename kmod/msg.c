@@ -104,7 +104,7 @@ struct rmawin_deferred {
 };
 
 static int rmawin_msg_post(struct rmawin_peer *peer, int slot, u8 type, u32 arg,
-			   const void *payload, u16 len);
+			   const void *payload, u16 len, int send_flags);
 
 static struct rmawin_ctrl_buf *rmawin_cqe_to_buf(struct ib_cqe *cqe)
 {
@@ -406,7 +406,7 @@ static void rmawin_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	}
 	spin_unlock_irqrestore(&grp->lock, flags);
 	if (d) {
-		rmawin_msg_post(peer, buf->slot, d->type, d->arg, d->payload, d->len);
+		rmawin_msg_post(peer, buf->slot, d->type, d->arg, d->payload, d->len, 0);
 		kfree(d);
 	}
 	if (wake)
@@ -537,20 +537,8 @@ static bool rmawin_tx_try(struct rmawin_peer *peer, int *slot, int *err)
 	return done;
 }
 
-/**
- * rmawin_msg_send() - send one control message to a peer
- * @peer: destination
- * @type: enum rmawin_msg_type
- * @arg: the header's type-specific argument
- * @payload: bytes after the header, or NULL
- * @len: bytes at @payload, at most RMAWIN_CTRL_SIZE minus the header
- *
- * Context: process context; may sleep until a send buffer is free.
- * Return: 0, the peer's error if it failed, -EINTR on a fatal signal, or
- * -ESHUTDOWN while the group is torn down.
- */
-int rmawin_msg_send(struct rmawin_peer *peer, u8 type, u32 arg,
-		    const void *payload, u16 len)
+static int rmawin_msg_send_flags(struct rmawin_peer *peer, u8 type, u32 arg,
+				 const void *payload, u16 len, int send_flags)
 {
 	struct rmawin_group *grp = peer->grp;
 	int slot = -1, err = 0;
@@ -566,7 +554,43 @@ int rmawin_msg_send(struct rmawin_peer *peer, u8 type, u32 arg,
 	if (slot < 0)
 		return -EINTR;		/* the endpoint is closing */
 
-	return rmawin_msg_post(peer, slot, type, arg, payload, len);
+	return rmawin_msg_post(peer, slot, type, arg, payload, len, send_flags);
+}
+
+/**
+ * rmawin_msg_send() - send one control message to a peer
+ * @peer: destination
+ * @type: enum rmawin_msg_type
+ * @arg: the header's type-specific argument
+ * @payload: bytes after the header, or NULL
+ * @len: bytes at @payload, at most RMAWIN_CTRL_SIZE minus the header
+ *
+ * Context: process context; may sleep until a send buffer is free.
+ * Return: 0, the peer's error if it failed, -EINTR on a fatal signal, or
+ * -ESHUTDOWN while the group is torn down.
+ */
+int rmawin_msg_send(struct rmawin_peer *peer, u8 type, u32 arg,
+		    const void *payload, u16 len)
+{
+	return rmawin_msg_send_flags(peer, type, arg, payload, len, 0);
+}
+
+/**
+ * rmawin_msg_send_fenced() - rmawin_msg_send() of a message without
+ *	payload, behind the reads and atomics posted before it
+ * @peer: destination
+ * @type: enum rmawin_msg_type
+ * @arg: the header's type-specific argument
+ *
+ * The device sends it only once the RDMA reads and atomics posted before
+ * it on the queue pair have completed (IB_SEND_FENCE).  Writes need no
+ * fence: the peer handles the message after their data is placed.
+ *
+ * Context and return: as rmawin_msg_send().
+ */
+int rmawin_msg_send_fenced(struct rmawin_peer *peer, u8 type, u32 arg)
+{
+	return rmawin_msg_send_flags(peer, type, arg, NULL, 0, IB_SEND_FENCE);
 }
 
 /* Give send buffer @slot back: what it was taken for is not sent. */
@@ -588,7 +612,7 @@ static void rmawin_tx_put(struct rmawin_peer *peer, int slot)
  * -ESHUTDOWN: the group is being torn down, nothing was posted.
  */
 static int rmawin_msg_post(struct rmawin_peer *peer, int slot, u8 type, u32 arg,
-			   const void *payload, u16 len)
+			   const void *payload, u16 len, int send_flags)
 {
 	struct rmawin_group *grp = peer->grp;
 	struct rmawin_wire_hdr *hdr;
@@ -617,7 +641,7 @@ static int rmawin_msg_post(struct rmawin_peer *peer, int slot, u8 type, u32 arg,
 	wr.sg_list = &sge;
 	wr.num_sge = 1;
 	wr.opcode = IB_WR_SEND;
-	wr.send_flags = IB_SEND_SIGNALED;
+	wr.send_flags = IB_SEND_SIGNALED | send_flags;
 	ret = rmawin_post_send(peer->qp, &wr, false);
 	rmawin_post_exit(grp);
 	if (!ret) {
@@ -664,7 +688,7 @@ int rmawin_msg_send_async(struct rmawin_peer *peer, u8 type, u32 arg,
 		if (list_empty(&peer->deferred) && rmawin_tx_try_locked(peer, &slot, &err)) {
 			spin_unlock_irqrestore(&grp->lock, flags);
 			kfree(d);
-			return err ?: rmawin_msg_post(peer, slot, type, arg, payload, len);
+			return err ?: rmawin_msg_post(peer, slot, type, arg, payload, len, 0);
 		}
 		if (d)
 			break;
@@ -710,5 +734,5 @@ int rmawin_msg_send_first(struct rmawin_peer *peer, u8 type, const void *payload
 	spin_lock_irqsave(&peer->grp->lock, flags);
 	__set_bit(0, &peer->tx_busy);
 	spin_unlock_irqrestore(&peer->grp->lock, flags);
-	return rmawin_msg_post(peer, 0, type, 0, payload, len);
+	return rmawin_msg_post(peer, 0, type, 0, payload, len, 0);
 }

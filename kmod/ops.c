@@ -210,10 +210,56 @@ int rmawin_win_complete(struct rmawin_win *win)
 		return -EINTR;
 	if (READ_ONCE(win->ep->dev->dead))
 		return -ENODEV;
+	/* nothing in flight: rmawin_win_ordered() starts afresh */
+	win->unordered = false;
+	win->reads = false;
+	win->far = false;
 	rmawin_win_reap(win, true);
 	ret = win->error;
 	win->error = 0;
 	return ret;
+}
+
+/**
+ * rmawin_win_ordered() - may a message to the targets overtake what is in
+ *	flight on a window?
+ * @win: the window, its endpoint locked
+ * @partners: only if every target is a barrier partner of ours: a rank
+ *	2^k ranks on, which the barrier's round k signals (sync.c)
+ * @reads: set if a get may be in flight
+ *
+ * An RC queue pair delivers in order: a target handles a message posted
+ * after an RDMA write only once the write's data is placed, and after an
+ * RDMA read once it was answered if the message is fenced
+ * (rmawin_msg_send_fenced()).  A put or a get has posted every work
+ * request it has by the time its call returns.  The accumulate family
+ * does not qualify: its fragments and atomic steps may be posted later,
+ * from completions, and a target may apply an accumulate out of line.
+ * The window notes what was issued on it since it was last idle
+ * (rmawin_win_note()), so the answer does not depend on what has
+ * completed yet.
+ *
+ * Return: true if every operation issued since is a put or a get (to a
+ * partner, with @partners).
+ */
+bool rmawin_win_ordered(struct rmawin_win *win, bool partners, bool *reads)
+{
+	lockdep_assert_held(&win->ep->lock);
+	*reads = win->reads;
+	return !win->unordered && !(partners && win->far);
+}
+
+/* Note an operation's kind for rmawin_win_ordered() as it is issued. */
+static void rmawin_win_note(struct rmawin_win *win, const struct rmawin_op_desc *op)
+{
+	struct rmawin_group *grp = win->ep->group;
+	u32 dist = (op->target + grp->nranks - grp->rank) % grp->nranks;
+
+	if (op->opcode != RMAWIN_OP_PUT && op->opcode != RMAWIN_OP_PUT_NOTIFY &&
+	    op->opcode != RMAWIN_OP_GET)
+		win->unordered = true;
+	win->reads |= op->opcode == RMAWIN_OP_GET;
+	win->far |= !is_power_of_2(dist);
 }
 
 #define RMAWIN_OP_F_EPOCH	(RMAWIN_OP_F_EPOCH_SHARED | RMAWIN_OP_F_EPOCH_EXCLUSIVE)
@@ -370,6 +416,7 @@ static int rmawin_op_remote(struct rmawin_ep *ep, const struct rmawin_op_desc *o
 	spin_lock_irq(&win->lock);
 	list_add_tail(&req->node, &win->reqs);
 	spin_unlock_irq(&win->lock);
+	rmawin_win_note(win, op);
 
 	ret = t->atomic ? rmawin_atomic_issue(req, op, t) : def->issue(req, op, t);
 	/* the caller hears of this failure now, not again at the fence */

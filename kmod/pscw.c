@@ -123,11 +123,16 @@ int rmawin_pscw_complete_recv(struct rmawin_peer *peer, u32 win_id, const void *
 	return rmawin_pscw_count(peer, win_id, false);
 }
 
-/* Send POST or COMPLETE to @rank, or count it here if @rank is us. */
-static int rmawin_pscw_tell(struct rmawin_win *win, u32 rank, u8 type)
+/*
+ * Send POST or COMPLETE to @rank, or count it here if @rank is us; @fence:
+ * behind the reads posted before it (rmawin_msg_send_fenced()).
+ */
+static int rmawin_pscw_tell(struct rmawin_win *win, u32 rank, u8 type, bool fence)
 {
 	struct rmawin_group *grp = win->ep->group;
 
+	if (rank != grp->rank && fence)
+		return rmawin_msg_send_fenced(&grp->peers[rank], type, win->id);
 	if (rank != grp->rank)
 		return rmawin_msg_send(&grp->peers[rank], type, win->id, NULL, 0);
 	atomic_inc(type == RMAWIN_MSG_POST ? &win->pscw.posts_rcvd[rank] :
@@ -231,7 +236,7 @@ static int rmawin_do_post(struct rmawin_ep *ep, struct rmawin_pscw *p)
 		return ret;
 	for_each_set_bit(r, s->exposure, ep->group->nranks) {
 		WRITE_ONCE(s->completes_due[r], s->completes_due[r] + 1);
-		ret = rmawin_pscw_tell(win, r, RMAWIN_MSG_POST);
+		ret = rmawin_pscw_tell(win, r, RMAWIN_MSG_POST, false);
 		if (ret)
 			return ret;
 	}
@@ -276,6 +281,7 @@ static int rmawin_do_complete(struct rmawin_ep *ep, struct rmawin_pscw *p)
 {
 	struct rmawin_pscw_state *s;
 	struct rmawin_win *win;
+	bool early, reads;
 	int ret, tret;
 	u32 r;
 
@@ -285,11 +291,22 @@ static int rmawin_do_complete(struct rmawin_ep *ep, struct rmawin_pscw *p)
 	s = &win->pscw;
 	if (!s->started)
 		return -EPERM;
-	/* the epoch's operations are done at the targets before they hear */
-	ret = rmawin_win_complete(win);
+	/*
+	 * The epoch's operations are done at the targets before they hear:
+	 * complete here first, or, if they are puts and gets, followed on
+	 * their queue pairs by COMPLETE (which an error there never lets
+	 * through).  The call still returns once they complete here.
+	 */
+	early = rmawin_win_ordered(win, false, &reads);
+	ret = early ? 0 : rmawin_win_complete(win);
 	for_each_set_bit(r, s->access, ep->group->nranks) {
-		tret = rmawin_pscw_tell(win, r, RMAWIN_MSG_COMPLETE);
+		tret = rmawin_pscw_tell(win, r, RMAWIN_MSG_COMPLETE, reads);
 		ret = ret ?: tret;
+	}
+	if (early) {
+		rmawin_count(ep, RMAWIN_CNT_EARLY_COMPLETES, 1);
+		tret = rmawin_win_complete(win);
+		ret = tret ?: ret;
 	}
 	s->started = false;
 	return ret;

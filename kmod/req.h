@@ -95,6 +95,10 @@ struct rmawin_win_table {
  * @error: first error of an operation of the current epoch
  * @fence_open: a fence opened an access epoch (no NOSUCCEED)
  * @fence_ops: operations issued since the last fence
+ * @unordered: since the window was last idle, an operation of the
+ *	accumulate family was issued on it (rmawin_win_ordered())
+ * @reads: ... a get
+ * @far: ... an operation to a rank not a barrier partner of ours
  * @held: origin side: lock type + 1 held (or asked for) on each rank, 0
  *	for none
  * @nheld: ranks locked
@@ -136,6 +140,9 @@ struct rmawin_win {
 	int error;
 	bool fence_open;
 	u64 fence_ops;
+	bool unordered;
+	bool reads;
+	bool far;
 	u8 *held;
 	u32 nheld;
 	unsigned long *granted;

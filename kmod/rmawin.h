@@ -62,6 +62,9 @@ struct mem_cgroup;
  *	context, after the device signalled them
  * @RMAWIN_CNT_REQ_ALLOCS: operation requests allocated (none finished was
  *	left to reuse)
+ * @RMAWIN_CNT_EARLY_COMPLETES: access epochs (PSCW's, fences') whose
+ *	COMPLETE or barrier messages went behind their puts and gets on the
+ *	same queue pairs, before these completed (pscw.c, sync.c)
  * @RMAWIN_NR_COUNTERS: the number of counters
  */
 enum rmawin_counter {
@@ -82,6 +85,7 @@ enum rmawin_counter {
 	RMAWIN_CNT_SEND_CQES_DIRECT,
 	RMAWIN_CNT_SEND_CQES_SOFTIRQ,
 	RMAWIN_CNT_REQ_ALLOCS,
+	RMAWIN_CNT_EARLY_COMPLETES,
 	RMAWIN_NR_COUNTERS,
 };
 
@@ -189,8 +193,13 @@ struct rmawin_ep {
 	(READ_ONCE(__ep->closing) ? -EINTR : 0);			\
 })
 
-/* how long a wait on peers polls before it sleeps (rmawin_wait_unlocked()) */
-#define RMAWIN_WAIT_SPIN_NS	(50 * NSEC_PER_USEC)
+/*
+ * How long a wait on peers polls before it sleeps (rmawin_wait_unlocked()):
+ * the module parameter wait_spin_us, at most RMAWIN_WAIT_SPIN_MAX_US.
+ */
+#define RMAWIN_WAIT_SPIN_US		1000
+#define RMAWIN_WAIT_SPIN_MAX_US		100000
+u64 rmawin_wait_spin_ns(void);
 
 struct rmawin_win;
 void rmawin_ep_sleep(struct rmawin_ep *ep, struct rmawin_win *win);
@@ -205,7 +214,7 @@ void rmawin_ep_wake(struct rmawin_ep *ep, struct rmawin_win *win);
  * NULL, stays too: WIN_FREE refuses a window a thread waits on.  Anything
  * else read before the wait must be read again after it.
  *
- * It polls @cond for up to RMAWIN_WAIT_SPIN_NS before it sleeps, giving
+ * It polls @cond for up to rmawin_wait_spin_ns() before it sleeps, giving
  * the CPU up at once if anything else wants it: a peer's answer often
  * comes within a round trip, and a sleeper costs a wake-up across CPUs
  * (msg.c handles the answer in softirq context, where a waker of its own
@@ -226,7 +235,7 @@ void rmawin_ep_wake(struct rmawin_ep *ep, struct rmawin_win *win);
 
 /*
  * The condition of rmawin_wait_unlocked()'s wait: @cond, or the group's
- * teardown.  Until *@polled, it polls them up to RMAWIN_WAIT_SPIN_NS,
+ * teardown.  Until *@polled, it polls them up to rmawin_wait_spin_ns(),
  * stopping early when the scheduler wants the CPU or on a fatal signal,
  * then sets *@polled.  wait_event() evaluates its condition once before
  * it prepares to sleep, in TASK_RUNNING: that evaluation polls, the ones
@@ -244,7 +253,7 @@ void rmawin_ep_wake(struct rmawin_ep *ep, struct rmawin_win *win);
 		if (__pr || *__pp)					\
 			break;						\
 		if (!__pend)						\
-			__pend = local_clock() + RMAWIN_WAIT_SPIN_NS;	\
+			__pend = local_clock() + rmawin_wait_spin_ns();	\
 		else if (need_resched() || fatal_signal_pending(current) ||	\
 			 local_clock() >= __pend)			\
 			*__pp = true;					\
@@ -383,6 +392,7 @@ int rmawin_op_run(struct rmawin_ep *ep, const struct rmawin_op_desc *op, bool ri
 		  bool *quiet);
 bool rmawin_op_would_wait(struct rmawin_ep *ep, const struct rmawin_op_desc *op);
 int rmawin_win_complete(struct rmawin_win *win);
+bool rmawin_win_ordered(struct rmawin_win *win, bool partners, bool *reads);
 void rmawin_win_reap(struct rmawin_win *win, bool copy_out);
 void rmawin_ep_reap(struct rmawin_ep *ep);
 void rmawin_reqs_free_cache(struct rmawin_ep *ep);

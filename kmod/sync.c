@@ -60,16 +60,11 @@ static bool rmawin_barrier_round_done(struct rmawin_group *grp, u32 round,
 	       READ_ONCE(grp->ep->dev->dead);
 }
 
-/**
- * rmawin_group_barrier() - wait until every rank of the group enters
- * @grp: the group
- *
- * Context: process context, in a collective call (rmawin_coll_lock());
- * sleeps for the peers without the endpoint's lock.
- * Return: 0, -ECONNRESET (or the peer's error) if a peer failed, -ENODEV
- * if the device went away, -EINTR on a fatal signal.
+/*
+ * The barrier; @fence: its messages go behind the reads posted before
+ * them (rmawin_msg_send_fenced()).
  */
-int rmawin_group_barrier(struct rmawin_group *grp)
+static int rmawin_barrier(struct rmawin_group *grp, bool fence)
 {
 	u32 n = grp->nranks, rounds, k, dst, src, seq;
 	int ret;
@@ -85,8 +80,8 @@ int rmawin_group_barrier(struct rmawin_group *grp)
 	for (k = 0; k < rounds; k++) {
 		dst = (grp->rank + (1U << k)) % n;
 		src = rmawin_barrier_src(grp, k);
-		ret = rmawin_msg_send(&grp->peers[dst], RMAWIN_MSG_BARRIER, k,
-				      NULL, 0);
+		ret = fence ? rmawin_msg_send_fenced(&grp->peers[dst], RMAWIN_MSG_BARRIER, k) :
+			      rmawin_msg_send(&grp->peers[dst], RMAWIN_MSG_BARRIER, k, NULL, 0);
 		if (ret)
 			return ret;
 		if (rmawin_wait_unlocked(grp->ep, NULL,
@@ -103,6 +98,20 @@ int rmawin_group_barrier(struct rmawin_group *grp)
 }
 
 /**
+ * rmawin_group_barrier() - wait until every rank of the group enters
+ * @grp: the group
+ *
+ * Context: process context, in a collective call (rmawin_coll_lock());
+ * sleeps for the peers without the endpoint's lock.
+ * Return: 0, -ECONNRESET (or the peer's error) if a peer failed, -ENODEV
+ * if the device went away, -EINTR on a fatal signal.
+ */
+int rmawin_group_barrier(struct rmawin_group *grp)
+{
+	return rmawin_barrier(grp, false);
+}
+
+/**
  * rmawin_ioctl_fence() - RMAWIN_IOC_FENCE
  * @ep: the endpoint
  * @arg: struct rmawin_fence, already copied in
@@ -113,12 +122,19 @@ int rmawin_group_barrier(struct rmawin_group *grp)
  * operations of the epoch are complete everywhere.  The assertions are
  * hints; even NOPRECEDE completes what is outstanding, which is cheap.
  *
+ * When what is in flight are puts and gets to barrier partners only (every
+ * one, in a group of two), the barrier goes first: a target leaves only
+ * once it handled our message of the round that signals it, which follows
+ * our operations on the same queue pair (rmawin_win_ordered()), and the
+ * operations complete here meanwhile.
+ *
  * Return: 0 or a negative errno as the uAPI header documents.
  */
 int rmawin_ioctl_fence(struct rmawin_ep *ep, void *arg)
 {
 	struct rmawin_fence *f = arg;
 	struct rmawin_win *win;
+	bool early, reads;
 	int ret, bret;
 
 	if (f->flags & ~RMAWIN_MODE_ALL || f->reserved)
@@ -136,11 +152,17 @@ int rmawin_ioctl_fence(struct rmawin_ep *ep, void *arg)
 		ret = -EBUSY;
 		goto out_unlock;
 	}
-	ret = rmawin_win_complete(win);
+	early = rmawin_win_ordered(win, true, &reads);
+	ret = early ? 0 : rmawin_win_complete(win);
 	win->fence_open = !(f->flags & RMAWIN_MODE_NOSUCCEED);
 	win->fence_ops = 0;
 	/* the others wait for us in the barrier even when our epoch failed */
-	bret = ret == -EINTR || ret == -ENODEV ? 0 : rmawin_group_barrier(ep->group);
+	bret = ret == -EINTR || ret == -ENODEV ? 0 : rmawin_barrier(ep->group, reads);
+	if (early) {
+		rmawin_count(ep, RMAWIN_CNT_EARLY_COMPLETES, 1);
+		/* the window stays: WIN_FREE takes the collective mutex we hold */
+		ret = rmawin_win_complete(win);
+	}
 	ret = ret ?: bret;
 out_unlock:
 	rmawin_coll_unlock(ep);
