@@ -143,6 +143,7 @@ launch() {
 	local fl=$1 prog=$top/selftests/rmawin/mpi/$1/$2 per=$3 lib=$top/mpi/librmawin-mpi-$1.so
 	local np=$((2 * per)) hosts=rmawin-vm0:$3,rmawin-vm1:$3 ring=${RMAWIN_MPI_RING:-1}
 	# on the ring, which rmawin-mpi would leave out with a rank per vCPU (mpi.rst)
+	# RMAWIN_MPI_DEBUG: a failed call names itself and its errno (stderr)
 	# the real MPI's own traffic: Open MPI's on its own TCP transport (ob1's
 	# tcp BTL, not UCX) over the wire; MPICH's on UCX over rxe0 (ucx_tls above)
 	case $fl in
@@ -150,14 +151,16 @@ launch() {
 		timeout "$tmo" mpirun.openmpi --allow-run-as-root -np "$np" --host "$hosts" \
 			--mca plm_rsh_agent "$ssh" --mca pml ob1 --mca btl self,vader,tcp \
 			--mca btl_tcp_if_include "$wire_net" --mca oob_tcp_if_include "$wire_net" \
-			-x RMAWIN_MPI_RING="$ring" -x LD_PRELOAD="$lib" "$prog" </dev/null
+			-x RMAWIN_MPI_DEBUG=1 -x RMAWIN_MPI_RING="$ring" -x LD_PRELOAD="$lib" \
+			"$prog" </dev/null
 		;;
 	mpich)
 		# Hydra passes the whole environment on, RMAWIN_NO_RING and the like
 		timeout "$tmo" mpiexec.mpich -launcher ssh -launcher-exec "$ssh" \
 			-hosts "$hosts" -np "$np" \
 			-env UCX_TLS "$ucx_tls" -env UCX_IB_GID_INDEX "$ucx_gid" \
-			-env RMAWIN_MPI_RING "$ring" -env LD_PRELOAD "$lib" "$prog" </dev/null
+			-env RMAWIN_MPI_DEBUG 1 -env RMAWIN_MPI_RING "$ring" -env LD_PRELOAD "$lib" \
+			"$prog" </dev/null
 		;;
 	esac
 }
