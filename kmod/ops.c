@@ -213,7 +213,6 @@ int rmawin_win_complete(struct rmawin_win *win)
 	/* nothing in flight: rmawin_win_ordered() starts afresh */
 	win->unordered = false;
 	win->reads = false;
-	win->far = false;
 	rmawin_win_reap(win, true);
 	ret = win->error;
 	win->error = 0;
@@ -224,8 +223,6 @@ int rmawin_win_complete(struct rmawin_win *win)
  * rmawin_win_ordered() - may a message to the targets overtake what is in
  *	flight on a window?
  * @win: the window, its endpoint locked
- * @partners: only if every target is a barrier partner of ours: a rank
- *	2^k ranks on, which the barrier's round k signals (sync.c)
  * @reads: set if a get may be in flight
  *
  * An RC queue pair delivers in order: a target handles a message posted
@@ -239,27 +236,22 @@ int rmawin_win_complete(struct rmawin_win *win)
  * (rmawin_win_note()), so the answer does not depend on what has
  * completed yet.
  *
- * Return: true if every operation issued since is a put or a get (to a
- * partner, with @partners).
+ * Return: true if every operation issued since is a put or a get.
  */
-bool rmawin_win_ordered(struct rmawin_win *win, bool partners, bool *reads)
+bool rmawin_win_ordered(struct rmawin_win *win, bool *reads)
 {
 	lockdep_assert_held(&win->ep->lock);
 	*reads = win->reads;
-	return !win->unordered && !(partners && win->far);
+	return !win->unordered;
 }
 
 /* Note an operation's kind for rmawin_win_ordered() as it is issued. */
 static void rmawin_win_note(struct rmawin_win *win, const struct rmawin_op_desc *op)
 {
-	struct rmawin_group *grp = win->ep->group;
-	u32 dist = (op->target + grp->nranks - grp->rank) % grp->nranks;
-
 	if (op->opcode != RMAWIN_OP_PUT && op->opcode != RMAWIN_OP_PUT_NOTIFY &&
 	    op->opcode != RMAWIN_OP_GET)
 		win->unordered = true;
 	win->reads |= op->opcode == RMAWIN_OP_GET;
-	win->far |= !is_power_of_2(dist);
 }
 
 #define RMAWIN_OP_F_EPOCH	(RMAWIN_OP_F_EPOCH_SHARED | RMAWIN_OP_F_EPOCH_EXCLUSIVE)

@@ -297,7 +297,7 @@ static int rmawin_do_complete(struct rmawin_ep *ep, struct rmawin_pscw *p)
 	 * their queue pairs by COMPLETE (which an error there never lets
 	 * through).  The call still returns once they complete here.
 	 */
-	early = rmawin_win_ordered(win, false, &reads);
+	early = rmawin_win_ordered(win, &reads);
 	ret = early ? 0 : rmawin_win_complete(win);
 	for_each_set_bit(r, s->access, ep->group->nranks) {
 		tret = rmawin_pscw_tell(win, r, RMAWIN_MSG_COMPLETE, reads);

@@ -98,7 +98,6 @@ struct rmawin_win_table {
  * @unordered: since the window was last idle, an operation of the
  *	accumulate family was issued on it (rmawin_win_ordered())
  * @reads: ... a get
- * @far: ... an operation to a rank not a barrier partner of ours
  * @held: origin side: lock type + 1 held (or asked for) on each rank, 0
  *	for none
  * @nheld: ranks locked
@@ -142,7 +141,6 @@ struct rmawin_win {
 	u64 fence_ops;
 	bool unordered;
 	bool reads;
-	bool far;
 	u8 *held;
 	u32 nheld;
 	unsigned long *granted;

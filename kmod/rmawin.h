@@ -392,7 +392,7 @@ int rmawin_op_run(struct rmawin_ep *ep, const struct rmawin_op_desc *op, bool ri
 		  bool *quiet);
 bool rmawin_op_would_wait(struct rmawin_ep *ep, const struct rmawin_op_desc *op);
 int rmawin_win_complete(struct rmawin_win *win);
-bool rmawin_win_ordered(struct rmawin_win *win, bool partners, bool *reads);
+bool rmawin_win_ordered(struct rmawin_win *win, bool *reads);
 void rmawin_win_reap(struct rmawin_win *win, bool copy_out);
 void rmawin_ep_reap(struct rmawin_ep *ep);
 void rmawin_reqs_free_cache(struct rmawin_ep *ep);

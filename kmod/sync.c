@@ -122,11 +122,12 @@ int rmawin_group_barrier(struct rmawin_group *grp)
  * operations of the epoch are complete everywhere.  The assertions are
  * hints; even NOPRECEDE completes what is outstanding, which is cheap.
  *
- * When what is in flight are puts and gets to barrier partners only (every
- * one, in a group of two), the barrier goes first: a target leaves only
- * once it handled our message of the round that signals it, which follows
- * our operations on the same queue pair (rmawin_win_ordered()), and the
- * operations complete here meanwhile.
+ * In a group of two, when what is in flight are puts and gets, the barrier
+ * goes first: the other rank leaves only once it handled our message,
+ * which follows our operations on the same queue pair
+ * (rmawin_win_ordered()), and they complete here meanwhile.  Not in a
+ * larger group: a rank may leave the barrier before a third rank's
+ * operations reached a fourth, whose window it may read next.
  *
  * Return: 0 or a negative errno as the uAPI header documents.
  */
@@ -152,7 +153,7 @@ int rmawin_ioctl_fence(struct rmawin_ep *ep, void *arg)
 		ret = -EBUSY;
 		goto out_unlock;
 	}
-	early = rmawin_win_ordered(win, true, &reads);
+	early = ep->group->nranks == 2 && rmawin_win_ordered(win, &reads);
 	ret = early ? 0 : rmawin_win_complete(win);
 	win->fence_open = !(f->flags & RMAWIN_MODE_NOSUCCEED);
 	win->fence_ops = 0;

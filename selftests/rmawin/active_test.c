@@ -2,13 +2,12 @@
 /*
  * Active-target epochs closed by a message that goes behind their puts and
  * gets on the same queue pairs, before they complete (kmod/pscw.c,
- * kmod/sync.c): PSCW's COMPLETE, and the fence's barrier when every target
- * is a barrier partner.  A target checks every byte put to it as soon as
- * its wait or fence returns, and at once overwrites what its origins got:
- * the puts must be placed, and the gets answered, by then.  Epochs that
- * may not close that way (an accumulate, a target out of the barrier's
- * reach) are counted apart: the module's counter early_completes says
- * which way each epoch took.
+ * kmod/sync.c): PSCW's COMPLETE, and a fence's barrier in a group of two.
+ * A target checks every byte put to it as soon as its wait or fence
+ * returns, and at once overwrites what its origins got: the puts must be
+ * placed, and the gets answered, by then.  Epochs that may not close that
+ * way (an accumulate's, a fence of four ranks) are counted apart: the
+ * module's counter early_completes says which way each epoch took.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -68,6 +67,48 @@ static void set_gets(uint8_t *p, int round, int me)
 		p[i] = pattern(round, me, i) ^ 0x5A;
 }
 
+/* A rank's memory: its window, and the origin buffers of its puts and gets. */
+struct bufs {
+	uint8_t *mem, *src, *got;
+	struct rmawin_win *win;
+};
+
+/*
+ * Run @body on a window of @size bytes and the buffers, freed after (the
+ * window only if @body succeeded: it is collective).
+ */
+static int with_window(struct rmawin_ep *ep, size_t size,
+		       int (*body)(struct rmawin_ep *ep, struct bufs *b))
+{
+	struct bufs b = { calloc(1, size), malloc(PUT_BYTES), malloc(GET_BYTES), NULL };
+	int ret = 1;
+
+	if (b.mem && b.src && b.got) {
+		ret = rmawin_win_create(ep, b.mem, size, 1, 0, &b.win) ? 2 : body(ep, &b);
+		if (!ret && rmawin_win_free(b.win))
+			ret = 3;
+	}
+	free(b.mem);
+	free(b.src);
+	free(b.got);
+	return ret;
+}
+
+/* Run @fn on @n ranks; the growth of early_completes, or -1 if a rank failed. */
+static long counted_run(struct __test_metadata *_metadata, int n,
+			int (*fn)(struct rmawin_ep *ep, void *arg), int secs)
+{
+	long before = rmawin_stat("early_completes");
+
+	if (before < 0) {
+		TH_LOG("no counter early_completes");
+		return -1;
+	}
+	if (rmawin_test_run_eps(_metadata, n, fn, NULL, secs) != n)
+		return -1;
+	return rmawin_stat("early_completes") - before;
+}
+
 /*
  * PSCW, OSU's pattern: the roles swap each round; the target posts and
  * waits, the origin starts, puts, gets, completes.  Then one epoch with an
@@ -95,19 +136,14 @@ static int pscw_round(struct rmawin_win *win, uint8_t *mem, uint8_t *src, uint8_
 	return check_bytes("got", round, got, GET_BYTES, other, 0x5A);
 }
 
-static int pscw_rank(struct rmawin_ep *ep, void *arg)
+static int pscw_body(struct rmawin_ep *ep, struct bufs *b)
 {
-	uint8_t *mem = calloc(1, PUT_BYTES + GET_BYTES), *src = malloc(PUT_BYTES);
 	int me = rmawin_rank(ep), other = 1 - me, round, ret;
-	int64_t one = 1, *sum = (int64_t *)mem;
-	uint8_t *got = malloc(GET_BYTES);
-	struct rmawin_win *win;
+	int64_t one = 1, *sum = (int64_t *)b->mem;
+	struct rmawin_win *win = b->win;
 
-	if (!mem || !src || !got)
-		return 1;
-	RMAWIN_TEST_TRY(2, rmawin_win_create(ep, mem, PUT_BYTES + GET_BYTES, 1, 0, &win));
 	for (round = 0; round < ROUNDS; round++) {
-		ret = pscw_round(win, mem, src, got, me, round);
+		ret = pscw_round(win, b->mem, b->src, b->got, me, round);
 		if (ret)
 			return ret;
 	}
@@ -123,95 +159,90 @@ static int pscw_rank(struct rmawin_ep *ep, void *arg)
 		if (*sum != 42)
 			return 8;
 	}
-	RMAWIN_TEST_TRY(9, rmawin_win_free(win));
-	free(mem);
-	free(src);
-	free(got);
 	return 0;
+}
+
+static int pscw_rank(struct rmawin_ep *ep, void *arg)
+{
+	return with_window(ep, PUT_BYTES + GET_BYTES, pscw_body);
 }
 
 TEST_F(path, pscw_complete_behind_puts_and_gets)
 {
-	long early = rmawin_stat("early_completes");
-
-	ASSERT_LE(0, early) TH_LOG("no counter early_completes");
-	EXPECT_EQ(2, rmawin_test_run_eps(_metadata, 2, pscw_rank, NULL, 60));
 	/* every put and get epoch's COMPLETE, not the accumulate's */
-	EXPECT_EQ(ROUNDS, rmawin_stat("early_completes") - early);
+	EXPECT_EQ(ROUNDS, counted_run(_metadata, 2, pscw_rank, 60));
 	EXPECT_EQ(0, rmawin_stat("windows"));
 }
 
 /*
- * Fences on 4 ranks: each rank puts to ranks me + 1 and me + 2 (barrier
- * partners: 2^0 and 2^1 on) and gets from me + 1.  Each round's epoch is
- * opened by one fence and closed by another; between them and the next
- * round's, the owner checks its window and overwrites what was got.
- * Then an epoch with a put to me + 3, which is not a partner.
+ * Fences on 2 and on 4 ranks: each rank puts to rank me + 1 (and me + 2,
+ * on 4) and gets from me + 1.  Each round's epoch is opened by one fence
+ * and closed by another; then the owner checks its window and overwrites
+ * what was got.  On 4 ranks a third epoch reads at me + 1 what me - 1 put
+ * there: a fence completes every rank's operations everywhere, not only
+ * those to the rank that leaves it.  Only in a group of two does the
+ * barrier go behind the operations (every fence of it); on 4 ranks none.
  */
-#define FENCE_RANKS	4
 #define FENCE_WIN	(2 * PUT_BYTES + GET_BYTES)
 
-static int fence_round(struct rmawin_win *win, uint8_t *mem, uint8_t *src, uint8_t *got,
-		       int me, int round)
+static int fence_round(struct rmawin_win *win, struct bufs *b, int me, int n, int round)
 {
-	int n = FENCE_RANKS, d, ret;
+	int d, far = n > 2 ? 2 : 1, ret;
 
-	set_gets(mem + 2 * PUT_BYTES, round, me);
-	memset(got, 0, GET_BYTES);
+	set_gets(b->mem + 2 * PUT_BYTES, round, me);
+	memset(b->got, 0, GET_BYTES);
 	RMAWIN_TEST_TRY(30, rmawin_fence(win, 0));
-	for (d = 1; d <= 2; d++) {
-		ret = put_pattern(win, src, me, (me + d) % n, (d - 1) * PUT_BYTES, round);
+	for (d = 1; d <= far; d++) {
+		ret = put_pattern(win, b->src, me, (me + d) % n, (d - 1) * PUT_BYTES, round);
 		if (ret)
 			return ret;
 	}
-	RMAWIN_TEST_TRY(31, rmawin_get(win, got, GET_BYTES, (me + 1) % n, 2 * PUT_BYTES));
+	RMAWIN_TEST_TRY(31, rmawin_get(win, b->got, GET_BYTES, (me + 1) % n, 2 * PUT_BYTES));
 	RMAWIN_TEST_TRY(32, rmawin_fence(win, 0));
-	memset(mem + 2 * PUT_BYTES, POISON, GET_BYTES);
-	for (d = 1; d <= 2; d++) {
-		ret = check_bytes("window", round, mem + (d - 1) * PUT_BYTES, PUT_BYTES,
+	memset(b->mem + 2 * PUT_BYTES, POISON, GET_BYTES);
+	for (d = 1; d <= far; d++) {
+		ret = check_bytes("window", round, b->mem + (d - 1) * PUT_BYTES, PUT_BYTES,
 				  (me + n - d) % n, 0);
 		if (ret)
 			return ret;
 	}
-	return check_bytes("got", round, got, GET_BYTES, (me + 1) % n, 0x5A);
+	ret = check_bytes("got", round, b->got, GET_BYTES, (me + 1) % n, 0x5A);
+	if (ret || n == 2)
+		return ret;
+	/* what me - 1 put at me + 1 in the epoch just closed */
+	RMAWIN_TEST_TRY(33, rmawin_get(win, b->got, GET_BYTES, (me + 1) % n, PUT_BYTES));
+	RMAWIN_TEST_TRY(34, rmawin_fence(win, 0));
+	return check_bytes("third party's", round, b->got, GET_BYTES, (me + n - 1) % n, 0);
+}
+
+static int fence_body(struct rmawin_ep *ep, struct bufs *b)
+{
+	int me = rmawin_rank(ep), n = rmawin_nranks(ep), round, ret;
+
+	for (round = 0; round < ROUNDS; round++) {
+		ret = fence_round(b->win, b, me, n, round);
+		if (ret)
+			return ret;
+	}
+	RMAWIN_TEST_TRY(3, rmawin_fence(b->win, RMAWIN_MODE_NOSUCCEED));
+	return 0;
 }
 
 static int fence_rank(struct rmawin_ep *ep, void *arg)
 {
-	uint8_t *mem = calloc(1, FENCE_WIN), *src = malloc(PUT_BYTES);
-	int me = rmawin_rank(ep), n = rmawin_nranks(ep), round, ret;
-	uint8_t *got = malloc(GET_BYTES);
-	struct rmawin_win *win;
-	uint64_t v = me;
-
-	if (!mem || !src || !got)
-		return 1;
-	RMAWIN_TEST_TRY(2, rmawin_win_create(ep, mem, FENCE_WIN, 1, 0, &win));
-	for (round = 0; round < ROUNDS; round++) {
-		ret = fence_round(win, mem, src, got, me, round);
-		if (ret)
-			return ret;
-	}
-	RMAWIN_TEST_TRY(3, rmawin_fence(win, 0));
-	RMAWIN_TEST_TRY(4, rmawin_put(win, &v, 8, (me + 3) % n, 0));
-	RMAWIN_TEST_TRY(5, rmawin_fence(win, RMAWIN_MODE_NOSUCCEED));
-	if (*(uint64_t *)mem != (uint64_t)(me + 1) % n)
-		return 6;
-	RMAWIN_TEST_TRY(7, rmawin_win_free(win));
-	free(mem);
-	free(src);
-	free(got);
-	return 0;
+	return with_window(ep, FENCE_WIN, fence_body);
 }
 
-TEST_F(path, fence_barrier_behind_puts_and_gets)
+TEST_F(path, fence_barrier_behind_puts_and_gets_of_two_ranks)
 {
-	long early = rmawin_stat("early_completes");
+	/* both ranks' fences: two a round, and the last */
+	EXPECT_EQ(2 * (2 * ROUNDS + 1), counted_run(_metadata, 2, fence_rank, 60));
+	EXPECT_EQ(0, rmawin_stat("windows"));
+}
 
-	ASSERT_LE(0, early) TH_LOG("no counter early_completes");
-	EXPECT_EQ(FENCE_RANKS, rmawin_test_run_eps(_metadata, FENCE_RANKS, fence_rank, NULL, 90));
-	/* every rank's fences but the one after its put to a rank 3 on */
-	EXPECT_EQ(FENCE_RANKS * (2 * ROUNDS + 1), rmawin_stat("early_completes") - early);
+TEST_F(path, fence_of_four_ranks_completes_everything_first)
+{
+	EXPECT_EQ(0, counted_run(_metadata, 4, fence_rank, 90));
 	EXPECT_EQ(0, rmawin_stat("windows"));
 }
 
@@ -232,8 +263,8 @@ TEST_F(path, epochs_at_either_end_of_wait_spin_us)
 	for (i = 0; i < ARRAY_SIZE(spins); i++) {
 		ASSERT_EQ(0, rmawin_test_write_long(SPIN_PARAM, spins[i]));
 		EXPECT_EQ(2, rmawin_test_run_eps(_metadata, 2, pscw_rank, NULL, 60));
-		EXPECT_EQ(FENCE_RANKS, rmawin_test_run_eps(_metadata, FENCE_RANKS, fence_rank,
-							   NULL, 90));
+		EXPECT_EQ(2, rmawin_test_run_eps(_metadata, 2, fence_rank, NULL, 60));
+		EXPECT_EQ(4, rmawin_test_run_eps(_metadata, 4, fence_rank, NULL, 90));
 	}
 	ASSERT_EQ(0, rmawin_test_write_long(SPIN_PARAM, saved));
 	EXPECT_EQ(0, rmawin_stat("windows"));
