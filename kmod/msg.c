@@ -576,21 +576,23 @@ int rmawin_msg_send(struct rmawin_peer *peer, u8 type, u32 arg,
 }
 
 /**
- * rmawin_msg_send_fenced() - rmawin_msg_send() of a message without
- *	payload, behind the reads and atomics posted before it
+ * rmawin_msg_signal() - rmawin_msg_send() of a message without payload,
+ *	fenced or not
  * @peer: destination
  * @type: enum rmawin_msg_type
  * @arg: the header's type-specific argument
+ * @fence: behind the reads and atomics posted before it
  *
- * The device sends it only once the RDMA reads and atomics posted before
- * it on the queue pair have completed (IB_SEND_FENCE).  Writes need no
- * fence: the peer handles the message after their data is placed.
+ * With @fence the device sends it only once the RDMA reads and atomics
+ * posted before it on the queue pair have completed (IB_SEND_FENCE).
+ * Writes need no fence: the peer handles the message after their data is
+ * placed.
  *
  * Context and return: as rmawin_msg_send().
  */
-int rmawin_msg_send_fenced(struct rmawin_peer *peer, u8 type, u32 arg)
+int rmawin_msg_signal(struct rmawin_peer *peer, u8 type, u32 arg, bool fence)
 {
-	return rmawin_msg_send_flags(peer, type, arg, NULL, 0, IB_SEND_FENCE);
+	return rmawin_msg_send_flags(peer, type, arg, NULL, 0, fence ? IB_SEND_FENCE : 0);
 }
 
 /* Give send buffer @slot back: what it was taken for is not sent. */

@@ -210,7 +210,7 @@ int rmawin_win_complete(struct rmawin_win *win)
 		return -EINTR;
 	if (READ_ONCE(win->ep->dev->dead))
 		return -ENODEV;
-	/* nothing in flight: rmawin_win_ordered() starts afresh */
+	/* nothing in flight: rmawin_win_drain_start() starts afresh */
 	win->unordered = false;
 	win->reads = false;
 	rmawin_win_reap(win, true);
@@ -220,32 +220,58 @@ int rmawin_win_complete(struct rmawin_win *win)
 }
 
 /**
- * rmawin_win_ordered() - may a message to the targets overtake what is in
- *	flight on a window?
+ * rmawin_win_drain_start() - begin to end an epoch on a window
  * @win: the window, its endpoint locked
- * @reads: set if a get may be in flight
+ * @may_overtake: may the epoch's closing messages go out before its
+ *	operations complete here, if they allow it?
+ * @d: filled in for rmawin_win_drain_end()
  *
- * An RC queue pair delivers in order: a target handles a message posted
- * after an RDMA write only once the write's data is placed, and after an
- * RDMA read once it was answered if the message is fenced
- * (rmawin_msg_send_fenced()).  A put or a get has posted every work
- * request it has by the time its call returns.  The accumulate family
- * does not qualify: its fragments and atomic steps may be posted later,
- * from completions, and a target may apply an accumulate out of line.
- * The window notes what was issued on it since it was last idle
- * (rmawin_win_note()), so the answer does not depend on what has
- * completed yet.
+ * The targets must not hear that an epoch ended before its operations are
+ * done there.  An RC queue pair delivers in order: a target handles a
+ * message posted after an RDMA write only once the write's data is placed,
+ * and after an RDMA read once it was answered if the message is fenced
+ * (rmawin_msg_signal()).  A put or a get has posted every work request it
+ * has by the time its call returns.  The accumulate family does not
+ * qualify: its fragments and atomic steps may be posted later, from
+ * completions, and a target may apply an accumulate out of line.  The
+ * window notes what was issued on it since it was last idle
+ * (rmawin_win_note()), so which way an epoch goes does not depend on what
+ * has completed yet.
  *
- * Return: true if every operation issued since is a put or a get.
+ * So if @may_overtake and every operation in flight is a put or a get,
+ * the caller sends its messages at once (fenced if @d->fence) and
+ * completes afterwards; otherwise this completes first.
+ *
+ * Context: as rmawin_win_complete().
+ * Return: 0 if the messages go first, else rmawin_win_complete()'s.
  */
-bool rmawin_win_ordered(struct rmawin_win *win, bool *reads)
+int rmawin_win_drain_start(struct rmawin_win *win, bool may_overtake, struct rmawin_drain *d)
 {
 	lockdep_assert_held(&win->ep->lock);
-	*reads = win->reads;
-	return !win->unordered;
+	d->early = may_overtake && !win->unordered;
+	d->fence = d->early && win->reads;
+	return d->early ? 0 : rmawin_win_complete(win);
 }
 
-/* Note an operation's kind for rmawin_win_ordered() as it is issued. */
+/**
+ * rmawin_win_drain_end() - finish ending an epoch on a window
+ * @win: the window, its endpoint locked
+ * @d: as rmawin_win_drain_start() filled it in
+ * @ret: the caller's result so far
+ *
+ * Context: as rmawin_win_complete().
+ * Return: @ret, or the error of an operation that completed here after
+ * the messages went out, which comes first.
+ */
+int rmawin_win_drain_end(struct rmawin_win *win, const struct rmawin_drain *d, int ret)
+{
+	if (!d->early)
+		return ret;
+	rmawin_count(win->ep, RMAWIN_CNT_EARLY_COMPLETES, 1);
+	return rmawin_win_complete(win) ?: ret;
+}
+
+/* Note an operation's kind for rmawin_win_drain_start() as it is issued. */
 static void rmawin_win_note(struct rmawin_win *win, const struct rmawin_op_desc *op)
 {
 	if (op->opcode != RMAWIN_OP_PUT && op->opcode != RMAWIN_OP_PUT_NOTIFY &&

@@ -125,16 +125,14 @@ int rmawin_pscw_complete_recv(struct rmawin_peer *peer, u32 win_id, const void *
 
 /*
  * Send POST or COMPLETE to @rank, or count it here if @rank is us; @fence:
- * behind the reads posted before it (rmawin_msg_send_fenced()).
+ * behind the reads posted before it (rmawin_msg_signal()).
  */
 static int rmawin_pscw_tell(struct rmawin_win *win, u32 rank, u8 type, bool fence)
 {
 	struct rmawin_group *grp = win->ep->group;
 
-	if (rank != grp->rank && fence)
-		return rmawin_msg_send_fenced(&grp->peers[rank], type, win->id);
 	if (rank != grp->rank)
-		return rmawin_msg_send(&grp->peers[rank], type, win->id, NULL, 0);
+		return rmawin_msg_signal(&grp->peers[rank], type, win->id, fence);
 	atomic_inc(type == RMAWIN_MSG_POST ? &win->pscw.posts_rcvd[rank] :
 					     &win->pscw.completes_rcvd[rank]);
 	return 0;
@@ -280,8 +278,8 @@ static int rmawin_do_start(struct rmawin_ep *ep, struct rmawin_pscw *p)
 static int rmawin_do_complete(struct rmawin_ep *ep, struct rmawin_pscw *p)
 {
 	struct rmawin_pscw_state *s;
+	struct rmawin_drain d;
 	struct rmawin_win *win;
-	bool early, reads;
 	int ret, tret;
 	u32 r;
 
@@ -297,19 +295,13 @@ static int rmawin_do_complete(struct rmawin_ep *ep, struct rmawin_pscw *p)
 	 * their queue pairs by COMPLETE (which an error there never lets
 	 * through).  The call still returns once they complete here.
 	 */
-	early = rmawin_win_ordered(win, &reads);
-	ret = early ? 0 : rmawin_win_complete(win);
+	ret = rmawin_win_drain_start(win, true, &d);
 	for_each_set_bit(r, s->access, ep->group->nranks) {
-		tret = rmawin_pscw_tell(win, r, RMAWIN_MSG_COMPLETE, reads);
+		tret = rmawin_pscw_tell(win, r, RMAWIN_MSG_COMPLETE, d.fence);
 		ret = ret ?: tret;
 	}
-	if (early) {
-		rmawin_count(ep, RMAWIN_CNT_EARLY_COMPLETES, 1);
-		tret = rmawin_win_complete(win);
-		ret = tret ?: ret;
-	}
 	s->started = false;
-	return ret;
+	return rmawin_win_drain_end(win, &d, ret);
 }
 
 static int rmawin_do_wait(struct rmawin_ep *ep, struct rmawin_pscw *p)

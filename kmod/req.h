@@ -96,7 +96,7 @@ struct rmawin_win_table {
  * @fence_open: a fence opened an access epoch (no NOSUCCEED)
  * @fence_ops: operations issued since the last fence
  * @unordered: since the window was last idle, an operation of the
- *	accumulate family was issued on it (rmawin_win_ordered())
+ *	accumulate family was issued on it (rmawin_win_drain_start())
  * @reads: ... a get
  * @held: origin side: lock type + 1 held (or asked for) on each rank, 0
  *	for none

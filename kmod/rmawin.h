@@ -234,22 +234,21 @@ void rmawin_ep_wake(struct rmawin_ep *ep, struct rmawin_win *win);
 })
 
 /*
- * The condition of rmawin_wait_unlocked()'s wait: @cond, or the group's
- * teardown.  Until *@polled, it polls them up to rmawin_wait_spin_ns(),
- * stopping early when the scheduler wants the CPU or on a fatal signal,
- * then sets *@polled.  wait_event() evaluates its condition once before
- * it prepares to sleep, in TASK_RUNNING: that evaluation polls, the ones
- * after a wake-up (the task already set to sleep) do not.
+ * @cond, polled up to rmawin_wait_spin_ns() until *@polled: the poll stops
+ * early when the scheduler wants the CPU or on a fatal signal, then sets
+ * *@polled.  For the condition of rmawin_wait_event(): wait_event()
+ * evaluates it once before it prepares to sleep, in TASK_RUNNING, and that
+ * evaluation polls; the ones after a wake-up (the task already set to
+ * sleep) do not.
  */
-#define rmawin_wait_polled(ep, cond, polled)				\
+#define rmawin_poll_until(cond, polled)					\
 ({									\
-	struct rmawin_ep *__pe = (ep);					\
 	bool *__pp = (polled);						\
 	u64 __pend = 0;							\
 	bool __pr;							\
 									\
 	for (;;) {							\
-		__pr = (cond) || READ_ONCE(__pe->unwait);		\
+		__pr = (cond);						\
 		if (__pr || *__pp)					\
 			break;						\
 		if (!__pend)						\
@@ -261,6 +260,10 @@ void rmawin_ep_wake(struct rmawin_ep *ep, struct rmawin_win *win);
 	}								\
 	__pr;								\
 })
+
+/* The condition of rmawin_wait_unlocked()'s wait: @cond, or the group's teardown. */
+#define rmawin_wait_polled(ep, cond, polled)				\
+	rmawin_poll_until((cond) || READ_ONCE((ep)->unwait), polled)
 
 /* Control messages: small SEND/RECV messages between the kernels of a group. */
 #define RMAWIN_CTRL_DEPTH	32	/* receive (and send) buffers per peer */
@@ -392,7 +395,14 @@ int rmawin_op_run(struct rmawin_ep *ep, const struct rmawin_op_desc *op, bool ri
 		  bool *quiet);
 bool rmawin_op_would_wait(struct rmawin_ep *ep, const struct rmawin_op_desc *op);
 int rmawin_win_complete(struct rmawin_win *win);
-bool rmawin_win_ordered(struct rmawin_win *win, bool *reads);
+/* how an epoch's end goes (rmawin_win_drain_start()) */
+struct rmawin_drain {
+	bool early;
+	bool fence;
+};
+
+int rmawin_win_drain_start(struct rmawin_win *win, bool may_overtake, struct rmawin_drain *d);
+int rmawin_win_drain_end(struct rmawin_win *win, const struct rmawin_drain *d, int ret);
 void rmawin_win_reap(struct rmawin_win *win, bool copy_out);
 void rmawin_ep_reap(struct rmawin_ep *ep);
 void rmawin_reqs_free_cache(struct rmawin_ep *ep);

@@ -62,7 +62,7 @@ static bool rmawin_barrier_round_done(struct rmawin_group *grp, u32 round,
 
 /*
  * The barrier; @fence: its messages go behind the reads posted before
- * them (rmawin_msg_send_fenced()).
+ * them (rmawin_msg_signal()).
  */
 static int rmawin_barrier(struct rmawin_group *grp, bool fence)
 {
@@ -80,8 +80,7 @@ static int rmawin_barrier(struct rmawin_group *grp, bool fence)
 	for (k = 0; k < rounds; k++) {
 		dst = (grp->rank + (1U << k)) % n;
 		src = rmawin_barrier_src(grp, k);
-		ret = fence ? rmawin_msg_send_fenced(&grp->peers[dst], RMAWIN_MSG_BARRIER, k) :
-			      rmawin_msg_send(&grp->peers[dst], RMAWIN_MSG_BARRIER, k, NULL, 0);
+		ret = rmawin_msg_signal(&grp->peers[dst], RMAWIN_MSG_BARRIER, k, fence);
 		if (ret)
 			return ret;
 		if (rmawin_wait_unlocked(grp->ep, NULL,
@@ -125,7 +124,7 @@ int rmawin_group_barrier(struct rmawin_group *grp)
  * In a group of two, when what is in flight are puts and gets, the barrier
  * goes first: the other rank leaves only once it handled our message,
  * which follows our operations on the same queue pair
- * (rmawin_win_ordered()), and they complete here meanwhile.  Not in a
+ * (rmawin_win_drain_start()), and they complete here meanwhile.  Not in a
  * larger group: a rank may leave the barrier before a third rank's
  * operations reached a fourth, whose window it may read next.
  *
@@ -134,8 +133,8 @@ int rmawin_group_barrier(struct rmawin_group *grp)
 int rmawin_ioctl_fence(struct rmawin_ep *ep, void *arg)
 {
 	struct rmawin_fence *f = arg;
+	struct rmawin_drain d;
 	struct rmawin_win *win;
-	bool early, reads;
 	int ret, bret;
 
 	if (f->flags & ~RMAWIN_MODE_ALL || f->reserved)
@@ -153,18 +152,13 @@ int rmawin_ioctl_fence(struct rmawin_ep *ep, void *arg)
 		ret = -EBUSY;
 		goto out_unlock;
 	}
-	early = ep->group->nranks == 2 && rmawin_win_ordered(win, &reads);
-	ret = early ? 0 : rmawin_win_complete(win);
+	ret = rmawin_win_drain_start(win, ep->group->nranks == 2, &d);
 	win->fence_open = !(f->flags & RMAWIN_MODE_NOSUCCEED);
 	win->fence_ops = 0;
 	/* the others wait for us in the barrier even when our epoch failed */
-	bret = ret == -EINTR || ret == -ENODEV ? 0 : rmawin_barrier(ep->group, reads);
-	if (early) {
-		rmawin_count(ep, RMAWIN_CNT_EARLY_COMPLETES, 1);
-		/* the window stays: WIN_FREE takes the collective mutex we hold */
-		ret = rmawin_win_complete(win);
-	}
-	ret = ret ?: bret;
+	bret = ret == -EINTR || ret == -ENODEV ? 0 : rmawin_barrier(ep->group, d.fence);
+	/* the window stays: WIN_FREE takes the collective mutex we hold */
+	ret = rmawin_win_drain_end(win, &d, ret ?: bret);
 out_unlock:
 	rmawin_coll_unlock(ep);
 	return ret;
