@@ -17,6 +17,7 @@
 
 #include <linux/bottom_half.h>
 #include <linux/sched/clock.h>
+#include <linux/sched/stat.h>
 #include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
@@ -235,11 +236,13 @@ void rmawin_ep_wake(struct rmawin_ep *ep, struct rmawin_win *win);
 
 /*
  * @cond, polled up to rmawin_wait_spin_ns() until *@polled: the poll stops
- * early when the scheduler wants the CPU or on a fatal signal, then sets
- * *@polled.  For the condition of rmawin_wait_event(): wait_event()
- * evaluates it once before it prepares to sleep, in TASK_RUNNING, and that
- * evaluation polls; the ones after a wake-up (the task already set to
- * sleep) do not.
+ * early when another task waits for the CPU (single_task_running(), as
+ * KVM's halt polling and the ring's poller ask: need_resched() comes only
+ * at the scheduler's tick for a task that ran before) or on a fatal
+ * signal, then sets *@polled.  For the condition of rmawin_wait_event():
+ * wait_event() evaluates it once before it prepares to sleep, in
+ * TASK_RUNNING, and that evaluation polls; the ones after a wake-up (the
+ * task already set to sleep) do not.
  */
 #define rmawin_poll_until(cond, polled)					\
 ({									\
@@ -253,7 +256,8 @@ void rmawin_ep_wake(struct rmawin_ep *ep, struct rmawin_win *win);
 			break;						\
 		if (!__pend)						\
 			__pend = local_clock() + rmawin_wait_spin_ns();	\
-		else if (need_resched() || fatal_signal_pending(current) ||	\
+		else if (need_resched() || !single_task_running() ||	\
+			 fatal_signal_pending(current) ||		\
 			 local_clock() >= __pend)			\
 			*__pp = true;					\
 		cpu_relax();						\
