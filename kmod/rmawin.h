@@ -235,23 +235,25 @@ void rmawin_ep_wake(struct rmawin_ep *ep, struct rmawin_win *win);
 })
 
 /*
- * @cond, polled up to rmawin_wait_spin_ns() until *@polled: the poll stops
- * early when another task waits for the CPU (single_task_running(), as
- * KVM's halt polling and the ring's poller ask: need_resched() comes only
- * at the scheduler's tick for a task that ran before) or on a fatal
- * signal, then sets *@polled.  For the condition of rmawin_wait_event():
- * wait_event() evaluates it once before it prepares to sleep, in
- * TASK_RUNNING, and that evaluation polls; the ones after a wake-up (the
- * task already set to sleep) do not.
+ * The condition of rmawin_wait_unlocked()'s wait: @cond, or the group's
+ * teardown.  Until *@polled, it polls them up to rmawin_wait_spin_ns(),
+ * stopping early when another task waits for the CPU
+ * (single_task_running(), as KVM's halt polling and the ring's poller ask:
+ * need_resched() comes only at the scheduler's tick for a task that ran
+ * before) or on a fatal signal, then sets *@polled.  wait_event()
+ * evaluates its condition once before it prepares to sleep, in
+ * TASK_RUNNING: that evaluation polls, the ones after a wake-up (the task
+ * already set to sleep) do not.
  */
-#define rmawin_poll_until(cond, polled)					\
+#define rmawin_wait_polled(ep, cond, polled)				\
 ({									\
+	struct rmawin_ep *__pe = (ep);					\
 	bool *__pp = (polled);						\
 	u64 __pend = 0;							\
 	bool __pr;							\
 									\
 	for (;;) {							\
-		__pr = (cond);						\
+		__pr = (cond) || READ_ONCE(__pe->unwait);		\
 		if (__pr || *__pp)					\
 			break;						\
 		if (!__pend)						\
@@ -264,10 +266,6 @@ void rmawin_ep_wake(struct rmawin_ep *ep, struct rmawin_win *win);
 	}								\
 	__pr;								\
 })
-
-/* The condition of rmawin_wait_unlocked()'s wait: @cond, or the group's teardown. */
-#define rmawin_wait_polled(ep, cond, polled)				\
-	rmawin_poll_until((cond) || READ_ONCE((ep)->unwait), polled)
 
 /* Control messages: small SEND/RECV messages between the kernels of a group. */
 #define RMAWIN_CTRL_DEPTH	32	/* receive (and send) buffers per peer */
