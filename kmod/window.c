@@ -519,6 +519,15 @@ int rmawin_ioctl_win_free(struct rmawin_ep *ep, void *arg)
 	ret = rmawin_win_complete(win);
 	/* nothing new on it from here: other threads get -ENOENT */
 	win->ready = false;
+	/*
+	 * A fatal signal or a dead device cut the wait short: its requests
+	 * still point at it, and the others must not think it gone.  Not
+	 * even the barrier's first message goes out.
+	 */
+	if (atomic_read(&win->inflight)) {
+		rmawin_ep_group_drop(ep);
+		goto out_unlock;
+	}
 	/* nobody may still be reaching into it when its pages go */
 	bret = rmawin_group_barrier(ep->group);
 	if (bret) {

@@ -126,6 +126,134 @@ TEST_F_TIMEOUT(path, peer_killed_during_epoch, 150)
 	munmap(k, sizeof(*k));
 }
 
+/* ---- a rank killed in WIN_FREE with an operation in flight ---------------- */
+
+#define FREE_DELAY_MS	2000	/* the receive hook: each control message waits this long */
+
+struct killed_free {
+	int port;
+	int fenced[2];
+	int go;
+	int freeing[2];		/* the rank is about to call rmawin_win_free() */
+	int free_ret;		/* rank 1's */
+};
+
+/*
+ * After a fence, rank 1 frees the window; rank 0 accumulates into rank 1's
+ * window and frees it too.  With the receive hook on, rank 1 applies the
+ * accumulate FREE_DELAY_MS after it came, and rank 0 takes the reply
+ * FREE_DELAY_MS after that, behind rank 1's barrier message: for a second
+ * or so rank 0 has the barrier message and the accumulate in flight.  The
+ * test SIGKILLs it then.
+ */
+static int killed_free_rank(int rank, int n, void *arg)
+{
+	struct killed_free *k = arg;
+	int64_t mem[8] = { 0 }, one = 1;
+	struct rmawin_win *win;
+	struct rmawin_ep *ep;
+
+	RMAWIN_TEST_TRY(2, rmawin_test_open(rank, n, k->port, &ep));
+	RMAWIN_TEST_TRY(3, rmawin_win_create(ep, mem, sizeof(mem), 8, 0, &win));
+	RMAWIN_TEST_TRY(4, rmawin_fence(win, 0));
+	__atomic_store_n(&k->fenced[rank], 1, __ATOMIC_SEQ_CST);
+	while (!__atomic_load_n(&k->go, __ATOMIC_SEQ_CST))
+		usleep(1000);
+	if (rank == 1) {
+		__atomic_store_n(&k->freeing[rank], 1, __ATOMIC_SEQ_CST);
+		k->free_ret = rmawin_win_free(win);
+		return rmawin_ep_close(ep) ? 5 : 0;
+	}
+	RMAWIN_TEST_TRY(6, rmawin_accumulate(win, &one, 1, RMAWIN_INT64, 1, 0, RMAWIN_SUM));
+	__atomic_store_n(&k->freeing[rank], 1, __ATOMIC_SEQ_CST);
+	/* killed in there; returning from it is a failure either way */
+	RMAWIN_TEST_MSG("rmawin_win_free() returned %d before the kill", rmawin_win_free(win));
+	return 7;
+}
+
+/* Is process @pid's kernel stack in @fn now? */
+static int in_kernel_fn(pid_t pid, const char *fn)
+{
+	char path[64], line[256];
+	size_t len = strlen(fn);
+	int found = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stack", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	while (!found && fgets(line, sizeof(line), f)) {
+		char *p = strchr(line, ' ');
+
+		found = p && !strncmp(p + 1, fn, len) && p[1 + len] == '+';
+	}
+	fclose(f);
+	return found;
+}
+
+/* Wait up to @s seconds for all of @n flags. */
+static int flags_set(int *flags, int n, double s)
+{
+	double t0 = rmawin_test_now();
+	int i, all = 0;
+
+	while (!all && rmawin_test_now() - t0 < s) {
+		for (all = 1, i = 0; i < n; i++)
+			all = all && __atomic_load_n(&flags[i], __ATOMIC_SEQ_CST);
+		usleep(1000);
+	}
+	return all;
+}
+
+/*
+ * WIN_FREE completes the window's operations, then meets the others in a
+ * barrier, then frees it.  A fatal signal cuts the first wait short with
+ * an operation still in flight; the barrier may still pass (rank 1's
+ * message is there already), and the window must not be freed under its
+ * requests: the group goes instead, so rank 1's WIN_FREE fails.
+ */
+TEST_F_TIMEOUT(path, killed_in_win_free_with_op_in_flight, 120)
+{
+	struct killed_free *k = rmawin_test_shared(sizeof(*k));
+	int r, st, waiting = 0;
+	pid_t pids[2];
+	double t0;
+
+	ASSERT_NE(NULL, k);
+	k->port = rmawin_test_ports(2);
+	for (r = 0; r < 2; r++)
+		pids[r] = rmawin_test_fork_rank(r, 2, killed_free_rank, k);
+	EXPECT_TRUE(flags_set(k->fenced, 2, 60)) TH_LOG("the ranks never passed their fence");
+	EXPECT_EQ(0, rmawin_test_set_hook("recv_delay_ms", FREE_DELAY_MS));
+	t0 = rmawin_test_now();
+	__atomic_store_n(&k->go, 1, __ATOMIC_SEQ_CST);
+	if (flags_set(k->freeing, 2, 10))
+		while (!waiting && rmawin_test_now() - t0 < FREE_DELAY_MS / 1000.0) {
+			usleep(1000);
+			waiting = in_kernel_fn(pids[0], "rmawin_win_complete") &&
+				  in_kernel_fn(pids[0], "rmawin_ioctl_win_free");
+		}
+	/* halfway between rank 1's barrier message and the accumulate's reply */
+	while (rmawin_test_now() < t0 + 1.5 * FREE_DELAY_MS / 1000.0)
+		usleep(1000);
+	waiting = waiting && in_kernel_fn(pids[0], "rmawin_win_complete");
+	EXPECT_TRUE(waiting) TH_LOG("rank 0 was never seen waiting in WIN_FREE for its accumulate");
+	kill(pids[0], SIGKILL);
+	EXPECT_EQ(0, rmawin_test_set_hook("recv_delay_ms", 0));
+	ASSERT_EQ(pids[0], waitpid(pids[0], &st, 0));
+	EXPECT_TRUE(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL)
+		TH_LOG("rank 0 was to be SIGKILLed, status 0x%x", st);
+	pids[0] = 0;
+	EXPECT_EQ(1, rmawin_test_wait_ranks(_metadata, pids, 2, 60));
+	EXPECT_EQ(-ECONNRESET, k->free_ret) {
+		TH_LOG("rank 1: win_free with rank 0 killed in its own: %d (%s), want -ECONNRESET",
+		       k->free_ret, rmawin_strerror(k->free_ret));
+	}
+	rmawin_test_expect_no_leaks(_metadata);
+	munmap(k, sizeof(*k));
+}
+
 /* ---- a rank killed while accumulates stream to it ------------------------ */
 
 #define KA_N		(1024 * 1024)	/* int32s to the victim: 4 MiB, 9363 fragments */
