@@ -35,7 +35,8 @@ static void rmawin_apply_double(u8 op, double *t, const double *o, u32 n)
  * @o: origin elements
  * @n: number of elements
  *
- * Context: any but NMI.
+ * Context: process context, or softirq context where
+ * rmawin_acc_softirq_ok() said yes.
  */
 void rmawin_acc_apply_float(u8 op, u8 type, void *t, const void *o, u32 n)
 {
@@ -45,4 +46,22 @@ void rmawin_acc_apply_float(u8 op, u8 type, void *t, const void *o, u32 n)
 	else
 		rmawin_apply_double(op, t, o, n);
 	kernel_fpu_end();
+}
+
+/**
+ * rmawin_acc_softirq_ok() - may softirq context apply an accumulate on @type?
+ * @type: enum rmawin_datatype
+ *
+ * Integers, always.  Float and double need the FPU, and in 6.1 a softirq
+ * can run on top of a task inside its own kernel_fpu_begin() section
+ * (which keeps only preemption off): a nested kernel_fpu_begin() there
+ * saves nothing and clobbers that task's registers.  irq_fpu_usable() is
+ * the kernel's own test for this (the crypto code's may_use_simd()); when
+ * it says no, the message goes to the receive work.
+ *
+ * Context: softirq.
+ */
+bool rmawin_acc_softirq_ok(u8 type)
+{
+	return (type != RMAWIN_TYPE_FLOAT && type != RMAWIN_TYPE_DOUBLE) || irq_fpu_usable();
 }

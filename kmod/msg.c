@@ -193,13 +193,15 @@ bad:
 /*
  * May the receive completion of @buf be handled in softirq context?  Only
  * a message of a proven member whose type says so (its header is checked
- * again in rmawin_dispatch()), and not while the test hook delays
- * receives.
+ * again in rmawin_dispatch()), not an accumulate that would need the FPU
+ * while softirq context may not have it (rmawin_acc_softirq_ok()), and not
+ * while the test hook delays receives.
  */
 static bool rmawin_rx_softirq(struct rmawin_ctrl_buf *buf)
 {
 	struct rmawin_peer *peer = buf->peer;
 	const struct rmawin_wire_hdr *hdr = rmawin_rx_addr(peer, buf->slot);
+	const struct rmawin_wire_acc *acc = (const void *)(hdr + 1);
 	u8 type;
 
 	if (buf->slot == RMAWIN_RX_DRAIN || buf->status != IB_WC_SUCCESS ||
@@ -207,7 +209,13 @@ static bool rmawin_rx_softirq(struct rmawin_ctrl_buf *buf)
 	    READ_ONCE(peer->state) != RMAWIN_PEER_CONNECTED)
 		return false;
 	type = READ_ONCE(hdr->type);
-	return type < RMAWIN_MSG_LAST && rmawin_msg_defs[type].softirq;
+	if (type >= RMAWIN_MSG_LAST || !rmawin_msg_defs[type].softirq)
+		return false;
+	if (type != RMAWIN_MSG_ACC && type != RMAWIN_MSG_ACC_QUIET && type != RMAWIN_MSG_ACC_BULK)
+		return true;
+	/* a short one fails its checks in the work */
+	return buf->len >= sizeof(*hdr) + sizeof(*acc) &&
+	       rmawin_acc_softirq_ok(READ_ONCE(acc->datatype));
 }
 
 /*

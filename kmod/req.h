@@ -344,6 +344,7 @@ void rmawin_acc_apply(u8 op, u8 type, void *t, const void *o, u32 n);
 	__done;								\
 })
 void rmawin_acc_apply_float(u8 op, u8 type, void *t, const void *o, u32 n);
+bool rmawin_acc_softirq_ok(u8 type);
 void rmawin_acc_fail_peer(struct rmawin_peer *peer);
 void rmawin_acc_fail_all(struct rmawin_group *grp);
 
