@@ -510,7 +510,12 @@ static bool rmawin_acc_reply_ok(const struct rmawin_req *req, const struct rmawi
 
 	if (!req || req->peer != peer || test_bit(0, &req->finished))
 		return false;
-	if (r->pad || status > 0 || status < -MAX_ERRNO ||
+	/*
+	 * An honest target answers 0, or -EAGAIN to a whole epoch whose lock
+	 * was taken: anything else (a kernel-internal -ERESTARTSYS, say) would
+	 * reach the caller's system call as its return.
+	 */
+	if (r->pad || (status && status != -EAGAIN) ||
 	    res_off != rmawin_acc_answered_at(req, req->acc.next) ||
 	    res_off >= READ_ONCE(req->acc.sent))
 		return false;

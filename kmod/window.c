@@ -296,10 +296,11 @@ static int rmawin_win_register_blocks(struct rmawin_win *win)
 	/* more regions than a peer accepts in a descriptor */
 	if (n > RMAWIN_WIN_MAX_MRS)
 		return -EFBIG;
-	win->nchunks = n;
-	win->chunks = kvcalloc(win->nchunks, sizeof(*win->chunks), GFP_KERNEL_ACCOUNT);
+	win->chunks = kvcalloc(n, sizeof(*win->chunks), GFP_KERNEL_ACCOUNT);
 	if (!win->chunks)
 		return -ENOMEM;
+	/* only now: rmawin_win_unregister() walks them */
+	win->nchunks = n;
 	for (i = 0; i < win->nchunks; i++) {
 		ret = rmawin_chunk_map(win, &win->chunks[i], i);
 		if (ret)
