@@ -147,6 +147,7 @@ static bool rmawin_poller_use_mm(struct rmawin_poller *pl, struct rmawin_ring *r
 static u32 rmawin_poller_pass(struct rmawin_poller *pl, bool *pending, u64 *idle_ns)
 {
 	struct mem_cgroup *old_memcg;
+	const struct cred *old_cred;
 	struct rmawin_ring *ring;
 	bool keep_mm = false;
 	u64 t0, idle = 0;
@@ -162,7 +163,10 @@ static u32 rmawin_poller_pass(struct rmawin_poller *pl, bool *pending, u64 *idle
 			continue;
 		t0 = local_clock();
 		old_memcg = set_active_memcg(ring->ep->memcg);
+		/* faults and copies in the owner's name: quotas, FUSE, rlimits */
+		old_cred = override_creds(ring->cred);
 		n = rmawin_ring_consume(ring, true);
+		revert_creds(old_cred);
 		set_active_memcg(old_memcg);
 		rmawin_count(ring->ep, RMAWIN_CNT_POLL_NS, local_clock() - t0);
 		if (n)

@@ -24,6 +24,7 @@
 #include <linux/sched/mm.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
+#include <linux/cred.h>
 
 #include "ring.h"
 
@@ -213,6 +214,8 @@ static void rmawin_ring_free(struct rmawin_ring *ring)
 {
 	if (ring->mm)
 		mmdrop(ring->mm);
+	if (ring->cred)
+		put_cred(ring->cred);
 	vfree(ring->mem);
 	kfree(ring);
 }
@@ -247,6 +250,7 @@ int rmawin_ioctl_ring_setup(struct rmawin_ep *ep, void *arg)
 	ring->ep = ep;
 	mmgrab(current->mm);
 	ring->mm = current->mm;
+	ring->cred = get_current_cred();
 	ret = rmawin_poller_attach(ring);
 	if (ret) {
 		rmawin_ring_free(ring);
@@ -338,6 +342,8 @@ int rmawin_ring_mmap(struct rmawin_ep *ep, struct vm_area_struct *vma)
 		 * be handed addresses of another.
 		 */
 		vma->vm_flags |= VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP;
+		/* and madvise(MADV_DOFORK) may not undo it */
+		vma->vm_flags |= VM_IO;
 		ret = remap_vmalloc_range(vma, ring->mem, 0);
 	}
 	return ret;

@@ -35,6 +35,8 @@ struct rmawin_poller;
  * @flags: our own copy of the flags
  * @idle_ns: the poller spins this long with nothing to do before it sleeps
  * @mm: the owner's address space (mmgrab'ed)
+ * @cred: the owner's credentials when it set the ring up: the poller runs
+ *	its entries with them, as io_uring's SQPOLL thread does
  * @mm_gone: the owner's address space is exiting: the poller skips the
  *	ring until its file is released (poller-private)
  * @pl: the poller consuming the ring, until rmawin_ring_stop(); RCU, so
@@ -60,6 +62,7 @@ struct rmawin_ring {
 	u32 flags;
 	u64 idle_ns;
 	struct mm_struct *mm;
+	const struct cred *cred;
 	bool mm_gone;
 	struct rmawin_poller __rcu *pl;
 	struct list_head pl_node;

@@ -539,6 +539,51 @@ TEST(fork_child_does_not_inherit_the_ring)
 	EXPECT_EQ(0, rmawin_test_pollers_become(0));
 }
 
+/* The ring's own mapping, from /proc/self/maps: its start and length. */
+static int ring_mapping(void **start, size_t *len)
+{
+	unsigned long a, b;
+	char line[512];
+	FILE *f = fopen("/proc/self/maps", "r");
+	int n = 0;
+
+	while (f && fgets(line, sizeof(line), f))
+		if (strstr(line, RMAWIN_DEV_PATH) && sscanf(line, "%lx-%lx", &a, &b) == 2) {
+			*start = (void *)a;
+			*len = b - a;
+			n++;
+		}
+	if (f)
+		fclose(f);
+	return n;
+}
+
+/*
+ * madvise(MADV_DOFORK) would hand a child the ring, whose entries the
+ * poller runs in the parent's address space: the mapping refuses it.
+ */
+TEST(ring_mapping_cannot_be_made_inheritable)
+{
+	struct rmawin_ep *ep;
+	size_t len = 0;
+	void *start = NULL;
+	pid_t child;
+	int st;
+
+	ASSERT_EQ(0, open_one(rmawin_test_ports(1), 0, &ep));
+	ASSERT_EQ(1, rmawin_ep_ring_active(ep));
+	ASSERT_EQ(1, ring_mapping(&start, &len));
+	EXPECT_ERRNO(EINVAL, madvise(start, len, MADV_DOFORK));
+	child = fork();
+	ASSERT_LE(0, child);
+	if (!child)
+		_exit(dev_mappings() == 0 ? 0 : 1);
+	ASSERT_EQ(child, waitpid(child, &st, 0));
+	EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) TH_LOG("a child has the ring");
+	EXPECT_EQ(0, rmawin_ep_close(ep));
+	EXPECT_EQ(0, rmawin_test_pollers_become(0));
+}
+
 #define TMP_IBDEV	"rmwring"
 #define TMP_NETDEV	"rmwring0"
 #define TMP_ADDR	"198.19.77.1"
