@@ -25,14 +25,17 @@ struct rmawin_mr_chunk {
 
 /**
  * struct rmawin_kmem - pages the module allocated for a window
- * @ref: the window's reference, and mmap()'s while it maps them
+ * @ref: the window's reference, and one per mapping of them (vm_ops)
  * @pages: @npages zeroed pages; mappings hold their own page references
  * @npages: number of pages
+ * @mm: whose RLIMIT_MEMLOCK pays for them (mmgrab'ed), until the last
+ *	reference goes
  */
 struct rmawin_kmem {
 	struct kref ref;
 	struct page **pages;
 	unsigned long npages;
+	struct mm_struct *mm;
 };
 
 /* winmem.c */

@@ -5,7 +5,8 @@
  * zeroed pages the module allocates and the process maps with mmap().
  * Both are charged to the caller's RLIMIT_MEMLOCK before anything is
  * allocated for them; allocated pages are charged to its memory cgroup
- * too, and outlive the window only as long as a mapping holds them.
+ * too, and outlive the window only as long as a mapping holds them, still
+ * charged.
  */
 #include <linux/slab.h>
 #include <linux/mm.h>
@@ -94,16 +95,23 @@ err_uncharge:
 	return ret;
 }
 
+/*
+ * The last reference: the window's or a mapping's.  The pages, and the
+ * RLIMIT_MEMLOCK charge that paid for them, go together.
+ */
 static void rmawin_kmem_free(struct kref *ref)
 {
 	struct rmawin_kmem *kmem = container_of(ref, struct rmawin_kmem, ref);
 	unsigned long i;
 
-	/* pages still mapped somewhere live on with the mapping's reference */
 	for (i = 0; kmem->pages && i < kmem->npages; i++)
 		if (kmem->pages[i])
 			put_page(kmem->pages[i]);
 	kvfree(kmem->pages);
+	if (kmem->mm) {
+		atomic64_sub(kmem->npages, &kmem->mm->pinned_vm);
+		mmdrop(kmem->mm);
+	}
 	kfree(kmem);
 }
 
@@ -137,6 +145,9 @@ int rmawin_win_alloc_pages(struct rmawin_win *win)
 		goto err_put_ret;
 	win->kmem = kmem;
 	win->pages = kmem->pages;
+	/* the charge lasts as long as the pages: until the last mapping goes */
+	kmem->mm = win->mm;
+	win->mm = NULL;
 	rmawin_count(win->ep, RMAWIN_CNT_PINNED_PAGES, win->npages);
 	return 0;
 
@@ -166,11 +177,31 @@ void rmawin_win_unpin(struct rmawin_win *win)
 		/* the peers may have written anywhere in it */
 		unpin_user_pages_dirty_lock(win->pages, win->npages, true);
 		kvfree(win->pages);
+		rmawin_win_uncharge(win);
 	}
 	rmawin_count(win->ep, RMAWIN_CNT_PINNED_PAGES, -(long)win->npages);
-	rmawin_win_uncharge(win);
 	win->pages = NULL;
 }
+
+/* A mapping of an allocated window holds its pages, and their charge. */
+static void rmawin_kmem_vm_open(struct vm_area_struct *vma)
+{
+	struct rmawin_kmem *kmem = vma->vm_private_data;
+
+	kref_get(&kmem->ref);
+}
+
+static void rmawin_kmem_vm_close(struct vm_area_struct *vma)
+{
+	struct rmawin_kmem *kmem = vma->vm_private_data;
+
+	kref_put(&kmem->ref, rmawin_kmem_free);
+}
+
+static const struct vm_operations_struct rmawin_kmem_vm_ops = {
+	.open = rmawin_kmem_vm_open,
+	.close = rmawin_kmem_vm_close,
+};
 
 /**
  * rmawin_win_mmap() - map an allocated window's pages
@@ -205,6 +236,16 @@ int rmawin_win_mmap(struct rmawin_ep *ep, struct vm_area_struct *vma)
 	vma->vm_flags |= VM_DONTEXPAND | VM_DONTDUMP;
 	for (i = 0; i < vma_pages(vma) && !ret; i++)
 		ret = vm_insert_page(vma, vma->vm_start + i * PAGE_SIZE, kmem->pages[i]);
+	if (ret)
+		goto out_put;
+	/*
+	 * Our reference goes with the mapping, and with every copy or part
+	 * of it (fork, a partial munmap): the window's pages stay charged
+	 * to RLIMIT_MEMLOCK while any process can reach them.
+	 */
+	vma->vm_private_data = kmem;
+	vma->vm_ops = &rmawin_kmem_vm_ops;
+	return 0;
 out_put:
 	kref_put(&kmem->ref, rmawin_kmem_free);
 	return ret;

@@ -66,6 +66,75 @@ static int huge_window_rank(int rank, int n, void *arg)
 }
 
 /*
+ * An allocated window's pages live as long as a mapping of them, and so
+ * does their RLIMIT_MEMLOCK charge: a forked child keeps the mapping of a
+ * window its parent freed, and until the child unmaps it the parent cannot
+ * allocate the same again under a limit that holds one.  Without that,
+ * create, map and free in a loop would lock memory past any limit.
+ */
+#define AW_LEN		(768 * KIB)
+#define AW_LIMIT	(1024 * KIB)
+
+static int kept_mapping_rank(int rank, int n, void *arg)
+{
+	int go[2], st, ret;
+	struct rmawin_win *win, *again;
+	struct rmawin_ep *ep;
+	unsigned char *base;
+	void *base2;
+	pid_t child;
+	char c;
+
+	if (pipe(go) || become_nobody(AW_LIMIT))
+		return 1;
+	RMAWIN_TEST_TRY(2, rmawin_test_open(0, 1, *(int *)arg, &ep));
+	RMAWIN_TEST_TRY(3, rmawin_win_allocate(ep, AW_LEN, 1, 0, (void **)&base, &win));
+	memset(base, 0x5a, AW_LEN);
+	child = fork();
+	if (child < 0)
+		return 4;
+	if (!child) {
+		/* the parent's window is freed while we still map it */
+		close(go[1]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(1);
+		_exit(base[0] == 0x5a && base[AW_LEN - 1] == 0x5a ? 0 : 2);
+	}
+	close(go[0]);
+	ret = rmawin_win_free(win) ? 5 : 0;
+	if (!ret) {
+		ret = rmawin_win_allocate(ep, AW_LEN, 1, 0, &base2, &again);
+		if (ret != -ENOMEM)
+			RMAWIN_TEST_MSG("a second window while the child maps the first: %d (%s), "
+					"want -ENOMEM", ret, rmawin_strerror(ret));
+		ret = ret == -ENOMEM ? 0 : 6;
+	}
+	/* the child goes whatever happened: a failed read ends it */
+	if (ret || write(go[1], "g", 1) != 1)
+		close(go[1]);
+	if (waitpid(child, &st, 0) != child || ret)
+		return ret ?: 7;
+	if (!WIFEXITED(st) || WEXITSTATUS(st)) {
+		RMAWIN_TEST_MSG("the child's mapping of the freed window: status 0x%x", st);
+		return 8;
+	}
+	/* the last mapping went with the child, and the charge with it */
+	RMAWIN_TEST_TRY(9, rmawin_win_allocate(ep, AW_LEN, 1, 0, &base2, &again));
+	RMAWIN_TEST_TRY(10, rmawin_win_free(again));
+	return rmawin_ep_close(ep) ? 11 : 0;
+}
+
+TEST_F(path, allocated_window_charge_lasts_as_long_as_a_mapping)
+{
+	int port = rmawin_test_ports(1);
+
+	if (geteuid())
+		SKIP(return, "dropping privileges needs root");
+	EXPECT_EQ(1, rmawin_test_run_ranks_for(_metadata, 1, kept_mapping_rank, &port, 60));
+	rmawin_test_expect_no_leaks(_metadata);
+}
+
+/*
  * The same as root, whom CAP_IPC_LOCK exempts from RLIMIT_MEMLOCK: more
  * pages than the machine has cannot be pinned either, and the module says
  * so before it sizes anything by them (the fuzzer found the WARN of a
