@@ -47,6 +47,25 @@ static void rmawin_group_wake(struct rmawin_group *grp)
 	wake_up_all(&grp->ep->wq);
 }
 
+/**
+ * rmawin_group_fail_recheck() - have the failed members' locks let go again
+ * @grp: the group
+ *
+ * For a LOCK that a member sent just before it failed, handled after the
+ * group's fail work let go of its locks.
+ *
+ * Context: any.
+ */
+void rmawin_group_fail_recheck(struct rmawin_group *grp)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&grp->lock, flags);
+	if (!grp->dying)
+		queue_work(system_wq, &grp->fail_work);
+	spin_unlock_irqrestore(&grp->lock, flags);
+}
+
 static void rmawin_peer_do_fail(struct rmawin_peer *peer, int err, bool lost)
 {
 	struct rmawin_group *grp = peer->grp;
@@ -72,6 +91,9 @@ static void rmawin_peer_do_fail(struct rmawin_peer *peer, int err, bool lost)
 		peer->error = err;
 		if (!grp->error)
 			grp->error = err;
+		/* it will never unlock what it holds of our windows */
+		if (!grp->dying)
+			queue_work(system_wq, &grp->fail_work);
 	}
 	spin_unlock_irqrestore(&grp->lock, flags);
 	if (state == RMAWIN_PEER_CONNECTING) {

@@ -106,6 +106,7 @@ static struct rmawin_group *rmawin_group_alloc(struct rmawin_ep *ep,
 	spin_lock_init(&grp->lock);
 	INIT_LIST_HEAD(&grp->rx_queue);
 	INIT_WORK(&grp->rx_work, rmawin_rx_work);
+	INIT_WORK(&grp->fail_work, rmawin_lock_fail_work);
 	for (i = 0; i < j->nranks; i++)
 		rmawin_peer_init(&grp->peers[i], grp, i);
 	return grp;
@@ -160,6 +161,7 @@ static void rmawin_group_stop_events(struct rmawin_group *grp)
 	grp->listen_id = NULL;
 	for (i = 0; i < grp->nranks; i++)
 		cancel_delayed_work_sync(&grp->peers[i].work);
+	cancel_work_sync(&grp->fail_work);
 	for (i = 0; i < grp->nranks; i++) {
 		struct rdma_cm_id *id = grp->peers[i].cm_id;
 

@@ -279,6 +279,8 @@ struct rmawin_rcache {
  * @rx_queue: receive completions waiting for @rx_work, in arrival order
  * @rx_busy: @rx_work is handling one it took off @rx_queue: later ones
  *	wait behind it too
+ * @fail_work: lets go of the window locks that failed members held or
+ *	waited for (lock.c); queued, unless @dying, when a member fails
  * @rx_work: handles the receive completions of @rx_queue in process
  *	context, in order
  * @nconnected: peers connected
@@ -330,6 +332,7 @@ struct rmawin_group {
 	spinlock_t lock;		/* peer states, tx bitmaps, rx_queue */
 	struct list_head rx_queue;
 	bool rx_busy;
+	struct work_struct fail_work;
 	struct work_struct rx_work;
 	atomic_t nconnected;
 	int error;
@@ -403,6 +406,7 @@ void rmawin_peer_init(struct rmawin_peer *peer, struct rmawin_group *grp, u32 ra
 int rmawin_peer_connect(struct rmawin_peer *peer);
 void rmawin_peer_destroy_conn(struct rmawin_peer *peer);
 void rmawin_peer_fail(struct rmawin_peer *peer, int err);
+void rmawin_group_fail_recheck(struct rmawin_group *grp);
 void rmawin_peer_lost(struct rmawin_peer *peer);
 void rmawin_peer_retry(struct rmawin_peer *peer, bool auth_failed);
 void rmawin_peer_protocol_error(struct rmawin_peer *peer);

@@ -186,6 +186,32 @@ int rmawin_lock_try(struct rmawin_win *win, u32 rank, u32 type)
 	return rmawin_lock_get(win, rank, type, false);
 }
 
+/* Whoever is next in line, in order, gets the lock while it fits. */
+static void rmawin_lk_grant_next(struct rmawin_win *win)
+{
+	struct rmawin_lock_mgr *lk = &win->lk;
+	struct rmawin_lock_waiter *next, *tmp;
+
+	lockdep_assert_held(&lk->lock);
+	list_for_each_entry_safe(next, tmp, &lk->waiters, node) {
+		if (!rmawin_lk_fits(lk, next->type))
+			break;
+		list_del_init(&next->node);
+		rmawin_lk_take(win, next - lk->w);
+	}
+}
+
+/* @w lets go of the lock it holds. */
+static void rmawin_lk_unhold(struct rmawin_lock_mgr *lk, struct rmawin_lock_waiter *w)
+{
+	lockdep_assert_held(&lk->lock);
+	w->state = RMAWIN_WAITER_NONE;
+	if (w->type == RMAWIN_LOCK_TYPE_EXCLUSIVE)
+		lk->exclusive = false;
+	else
+		lk->shared--;
+}
+
 /**
  * rmawin_lock_release() - @rank lets go of its lock of @type
  * @win: the window; the caller holds the window table's lock, or is its owner
@@ -201,7 +227,7 @@ int rmawin_lock_try(struct rmawin_win *win, u32 rank, u32 type)
 int rmawin_lock_release(struct rmawin_win *win, u32 rank, u32 type)
 {
 	struct rmawin_lock_mgr *lk = &win->lk;
-	struct rmawin_lock_waiter *w = &lk->w[rank], *next, *tmp;
+	struct rmawin_lock_waiter *w = &lk->w[rank];
 	unsigned long flags;
 
 	spin_lock_irqsave(&lk->lock, flags);
@@ -209,19 +235,77 @@ int rmawin_lock_release(struct rmawin_win *win, u32 rank, u32 type)
 		spin_unlock_irqrestore(&lk->lock, flags);
 		return -EPROTO;
 	}
-	w->state = RMAWIN_WAITER_NONE;
-	if (type == RMAWIN_LOCK_TYPE_EXCLUSIVE)
-		lk->exclusive = false;
-	else
-		lk->shared--;
-	list_for_each_entry_safe(next, tmp, &lk->waiters, node) {
-		if (!rmawin_lk_fits(lk, next->type))
-			break;
-		list_del_init(&next->node);
-		rmawin_lk_take(win, next - lk->w);
-	}
+	rmawin_lk_unhold(lk, w);
+	rmawin_lk_grant_next(win);
 	spin_unlock_irqrestore(&lk->lock, flags);
 	return 0;
+}
+
+/*
+ * Take the failed members of @grp out of @win's lock: first out of the
+ * line (so that nobody grants to one of them), then off the lock.
+ */
+static void rmawin_lock_drop_failed(struct rmawin_group *grp, struct rmawin_win *win)
+{
+	struct rmawin_lock_mgr *lk = &win->lk;
+	struct rmawin_lock_waiter *w;
+	unsigned long flags;
+	bool changed = false;
+	u32 r;
+
+	spin_lock_irqsave(&lk->lock, flags);
+	for (r = 0; r < grp->nranks; r++) {
+		w = &lk->w[r];
+		if (READ_ONCE(grp->peers[r].state) != RMAWIN_PEER_FAILED ||
+		    w->state != RMAWIN_WAITER_WAITING)
+			continue;
+		list_del_init(&w->node);
+		w->state = RMAWIN_WAITER_NONE;
+		changed = true;
+	}
+	for (r = 0; r < grp->nranks; r++) {
+		w = &lk->w[r];
+		if (READ_ONCE(grp->peers[r].state) != RMAWIN_PEER_FAILED ||
+		    w->state != RMAWIN_WAITER_HELD)
+			continue;
+		/* a grant it was never told of goes with it */
+		__clear_bit(r, lk->to_grant);
+		rmawin_lk_unhold(lk, w);
+		changed = true;
+	}
+	if (changed)
+		rmawin_lk_grant_next(win);
+	spin_unlock_irqrestore(&lk->lock, flags);
+}
+
+/**
+ * rmawin_lock_fail_work() - let go of the locks of members that failed
+ * @work: the group's @fail_work
+ *
+ * A member that failed (its process died, its link went, or we cut it
+ * off) will never send the UNLOCK of a lock it holds on one of our
+ * windows, nor use one it waits for: each goes to the next in line, as
+ * if it had unlocked, so that nobody else (this rank included) waits for
+ * it for ever.  Its own epochs are over: whatever it did under the lock
+ * has landed or never will.
+ *
+ * Context: process context; queued when a member fails, cancelled when
+ * the group goes.
+ */
+void rmawin_lock_fail_work(struct work_struct *work)
+{
+	struct rmawin_group *grp = container_of(work, struct rmawin_group, fail_work);
+	struct rmawin_ep *ep = grp->ep;
+	struct rmawin_win *win;
+	unsigned long id;
+
+	xa_lock_bh(&ep->wins);
+	xa_for_each(&ep->wins, id, win)
+		rmawin_lock_drop_failed(grp, win);
+	xa_unlock_bh(&ep->wins);
+	/* looked up anew: a window freed meanwhile takes its grants with it */
+	xa_for_each(&ep->wins, id, win)
+		rmawin_lock_send_grants(ep, id);
 }
 
 /* Take up to RMAWIN_GRANT_BATCH ranks to tell from window @win_id; 0 if none. */
@@ -292,6 +376,9 @@ static int rmawin_lock_msg(struct rmawin_peer *peer, u32 win_id, const void *p, 
 	else
 		ret = rmawin_lock_release(win, peer->rank, type);
 	xa_unlock_bh(&ep->wins);
+	/* it failed meanwhile: the fail work may have been before us */
+	if (!ret && lock && READ_ONCE(peer->state) == RMAWIN_PEER_FAILED)
+		rmawin_group_fail_recheck(peer->grp);
 	if (!ret)
 		rmawin_lock_send_grants(ep, win_id);
 	return ret;

@@ -254,6 +254,129 @@ TEST_F_TIMEOUT(path, killed_in_win_free_with_op_in_flight, 120)
 	munmap(k, sizeof(*k));
 }
 
+/* ---- a rank killed holding, or waiting for, a window's lock ------------- */
+
+struct killed_lock {
+	int port;
+	int held[4];		/* the rank holds rank 0's lock */
+	int asking[4];		/* the rank is about to ask for it */
+	int dead3;		/* the test has killed rank 3 */
+	int done2;		/* rank 2 has unlocked */
+	int64_t seen;		/* what rank 0 read under its own lock */
+	int lock_ret[4], unlock_ret[4];
+};
+
+/*
+ * Rank 1 takes rank 0's window lock and is SIGKILLed holding it, with rank
+ * 2 in line; rank 3 asks while rank 2 holds it and is SIGKILLed in line.
+ * Rank 2 must get the lock, and rank 0 its own after rank 2 unlocks.
+ */
+static int killed_lock_rank(int rank, int n, void *arg)
+{
+	struct killed_lock *k = arg;
+	int64_t mem[8] = { 0 }, v = 42 + rank;
+	struct rmawin_win *win;
+	struct rmawin_ep *ep;
+
+	RMAWIN_TEST_TRY(2, rmawin_test_open(rank, n, k->port, &ep));
+	RMAWIN_TEST_TRY(3, rmawin_win_create(ep, mem, sizeof(mem), 8, 0, &win));
+	RMAWIN_TEST_TRY(4, rmawin_barrier(ep));
+	switch (rank) {
+	case 1:
+		RMAWIN_TEST_TRY(5, rmawin_lock(win, RMAWIN_LOCK_EXCLUSIVE, 0));
+		RMAWIN_TEST_TRY(6, rmawin_put(win, &v, 8, 0, 1));
+		RMAWIN_TEST_TRY(7, rmawin_flush(win, 0));
+		__atomic_store_n(&k->held[rank], 1, __ATOMIC_SEQ_CST);
+		pause();	/* SIGKILLed holding it */
+		return 8;
+	case 3:
+		while (!__atomic_load_n(&k->held[2], __ATOMIC_SEQ_CST))
+			usleep(1000);
+		__atomic_store_n(&k->asking[rank], 1, __ATOMIC_SEQ_CST);
+		k->lock_ret[rank] = rmawin_lock(win, RMAWIN_LOCK_EXCLUSIVE, 0);
+		pause();	/* SIGKILLed in line, or given the lock: either way */
+		return 9;
+	case 2:
+		while (!__atomic_load_n(&k->held[1], __ATOMIC_SEQ_CST))
+			usleep(1000);
+		__atomic_store_n(&k->asking[rank], 1, __ATOMIC_SEQ_CST);
+		k->lock_ret[rank] = rmawin_lock(win, RMAWIN_LOCK_EXCLUSIVE, 0);
+		if (k->lock_ret[rank])
+			return 10;
+		RMAWIN_TEST_TRY(11, rmawin_put(win, &v, 8, 0, 0));
+		RMAWIN_TEST_TRY(12, rmawin_flush(win, 0));
+		__atomic_store_n(&k->held[rank], 1, __ATOMIC_SEQ_CST);
+		while (!__atomic_load_n(&k->dead3, __ATOMIC_SEQ_CST))
+			usleep(1000);
+		k->unlock_ret[rank] = rmawin_unlock(win, 0);
+		__atomic_store_n(&k->done2, 1, __ATOMIC_SEQ_CST);
+		break;
+	default:
+		while (!__atomic_load_n(&k->done2, __ATOMIC_SEQ_CST))
+			usleep(1000);
+		k->lock_ret[rank] = rmawin_lock(win, RMAWIN_LOCK_EXCLUSIVE, 0);
+		if (k->lock_ret[rank])
+			return 13;
+		k->seen = __atomic_load_n(&mem[0], __ATOMIC_SEQ_CST);
+		k->unlock_ret[rank] = rmawin_unlock(win, 0);
+		break;
+	}
+	/* ranks 1 and 3 are gone: the collective free cannot succeed */
+	if (!rmawin_win_free(win))
+		return 14;
+	return rmawin_ep_close(ep) ? 15 : 0;
+}
+
+/* Kill rank @r of @pids once @flag is set and a moment has passed; 1 if done. */
+static int kill_when(struct __test_metadata *_metadata, pid_t *pids, int r, int *flag)
+{
+	double t0 = rmawin_test_now();
+	int st;
+
+	while (!__atomic_load_n(flag, __ATOMIC_SEQ_CST) && rmawin_test_now() - t0 < 60)
+		usleep(1000);
+	/* its LOCK has reached rank 0 by then: the call sends it before it waits */
+	usleep(300000);
+	kill(pids[r], SIGKILL);
+	if (waitpid(pids[r], &st, 0) != pids[r] || !WIFSIGNALED(st) || WTERMSIG(st) != SIGKILL) {
+		TH_LOG("rank %d was to be SIGKILLed, status 0x%x", r, st);
+		return 0;
+	}
+	pids[r] = 0;
+	return 1;
+}
+
+/*
+ * A member that fails never unlocks: the target's kernel lets go of what
+ * it held or waited for, as if it had unlocked, so that neither the next
+ * in line nor the target itself waits for it for ever.
+ */
+TEST_F_TIMEOUT(path, killed_holding_or_waiting_for_a_lock, 120)
+{
+	struct killed_lock *k = rmawin_test_shared(sizeof(*k));
+	pid_t pids[4];
+	int r;
+
+	ASSERT_NE(NULL, k);
+	k->port = rmawin_test_ports(4);
+	for (r = 0; r < 4; r++)
+		pids[r] = rmawin_test_fork_rank(r, 4, killed_lock_rank, k);
+	/* rank 1 holds the lock, rank 2 is in line */
+	EXPECT_TRUE(kill_when(_metadata, pids, 1, &k->asking[2]));
+	/* rank 2 holds it, rank 3 is in line */
+	EXPECT_TRUE(kill_when(_metadata, pids, 3, &k->asking[3]));
+	__atomic_store_n(&k->dead3, 1, __ATOMIC_SEQ_CST);
+	EXPECT_EQ(2, rmawin_test_wait_ranks(_metadata, pids, 4, 60));
+	EXPECT_EQ(0, k->lock_ret[2]) TH_LOG("rank 2's lock after rank 1 died: %d", k->lock_ret[2]);
+	EXPECT_EQ(0, k->unlock_ret[2]);
+	EXPECT_EQ(0, k->lock_ret[0]) TH_LOG("rank 0's lock after rank 3 died in line: %d",
+					    k->lock_ret[0]);
+	EXPECT_EQ(0, k->unlock_ret[0]);
+	EXPECT_EQ(44, k->seen) TH_LOG("rank 0 read %lld, rank 2 put 44", (long long)k->seen);
+	rmawin_test_expect_no_leaks(_metadata);
+	munmap(k, sizeof(*k));
+}
+
 /* ---- a rank killed while accumulates stream to it ------------------------ */
 
 #define KA_N		(1024 * 1024)	/* int32s to the victim: 4 MiB, 9363 fragments */
