@@ -228,8 +228,7 @@ int rmawin_acc_local(struct rmawin_ep *ep, const struct rmawin_op_desc *op,
 
 static bool rmawin_acc_room(struct rmawin_peer *peer)
 {
-	return atomic_read(&peer->acc_out) < RMAWIN_ACC_WINDOW ||
-	       READ_ONCE(peer->state) != RMAWIN_PEER_CONNECTED;
+	return atomic_read(&peer->acc_out) < RMAWIN_ACC_WINDOW || rmawin_peer_err(peer);
 }
 
 /* Bytes of each of @req's fragments but the last: chunks through an inbox */
@@ -296,11 +295,13 @@ static int rmawin_acc_send_frag(struct rmawin_req *req, const struct rmawin_op_d
 	struct rmawin_peer *peer = req->peer;
 	u32 cas = op->opcode == RMAWIN_OP_CAS;
 	u8 type;
+	int ret;
 
 	if (rmawin_wait_event(req->win->ep, rmawin_acc_room(peer)))
 		return -EINTR;
-	if (READ_ONCE(peer->state) != RMAWIN_PEER_CONNECTED)
-		return peer->error ?: -ECONNRESET;
+	ret = rmawin_peer_err(peer);
+	if (ret)
+		return ret;
 	m->offset = cpu_to_le64(off + done);
 	m->len = cpu_to_le32(n);
 	m->res_off = cpu_to_le32(done);

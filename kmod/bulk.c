@@ -207,7 +207,7 @@ static void rmawin_bulk_rdma_done(struct ib_cq *cq, struct ib_wc *wc)
 
 static bool rmawin_peer_gone(struct rmawin_peer *peer)
 {
-	return READ_ONCE(peer->state) != RMAWIN_PEER_CONNECTED;
+	return rmawin_peer_err(peer);
 }
 
 /* May we post to our chunk of the peer's inbox again? */
@@ -268,8 +268,9 @@ static int rmawin_bulk_rdma(struct rmawin_req *req, const struct rmawin_target *
 
 	if (rmawin_wait_event(ep, rmawin_bulk_idle(peer)))
 		return -EINTR;
-	if (rmawin_peer_gone(peer))
-		return peer->error ?: -ECONNRESET;
+	ret = rmawin_peer_err(peer);
+	if (ret)
+		return ret;
 	if (!read) {
 		memcpy(grp->outbox.va + at, req->acc.data + done, n);
 		rmawin_kbuf_sync(grp, &grp->outbox, at, n, false);
@@ -321,8 +322,9 @@ static int rmawin_bulk_fetch(struct rmawin_req *req, const struct rmawin_target 
 		wait_event(ep->wq, !READ_ONCE(peer->bulk.busy));
 		return -EINTR;
 	}
-	if (rmawin_peer_gone(peer))
-		return peer->error ?: -ECONNRESET;
+	ret = rmawin_peer_err(peer);
+	if (ret)
+		return ret;
 	rmawin_kbuf_sync(grp, &grp->outbox, at, n, true);
 	memcpy(req->acc.result + done, grp->outbox.va + at, n);
 	return 0;

@@ -223,7 +223,10 @@ int rmawin_coll_lock(struct rmawin_ep *ep)
 
 	if (mutex_lock_killable(&ep->coll))
 		return -EINTR;
-	mutex_lock(&ep->lock);
+	if (mutex_lock_killable(&ep->lock)) {
+		mutex_unlock(&ep->coll);
+		return -EINTR;
+	}
 	ret = rmawin_ep_check_group(ep);
 	if (ret)
 		rmawin_coll_unlock(ep);
@@ -410,7 +413,8 @@ int rmawin_ioctl_ep_bind(struct rmawin_ep *ep, void *arg)
 	if (!memchr(b->ibdev, '\0', sizeof(b->ibdev)))
 		return -EINVAL;
 
-	mutex_lock(&ep->lock);
+	if (mutex_lock_killable(&ep->lock))
+		return -EINTR;
 	if (ep->detached) {
 		ret = -ENODEV;
 		goto out_unlock;

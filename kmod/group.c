@@ -453,7 +453,8 @@ int rmawin_ioctl_group_join(struct rmawin_ep *ep, void *arg)
 	if (ret)
 		return ret;
 
-	mutex_lock(&ep->lock);
+	if (mutex_lock_killable(&ep->lock))
+		return -EINTR;
 	if (ep->detached) {
 		ret = -ENODEV;
 		goto out_unlock;

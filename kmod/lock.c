@@ -577,6 +577,7 @@ static int rmawin_do_unlock(struct rmawin_ep *ep, const struct rmawin_passive *p
 	struct rmawin_win *win;
 	u32 first, last, t;
 	int ret, sret;
+	bool give;
 
 	ret = rmawin_passive_args(ep, p, &win, &first, &last);
 	if (ret)
@@ -589,8 +590,15 @@ static int rmawin_do_unlock(struct rmawin_ep *ep, const struct rmawin_passive *p
 		return -EBUSY;
 	/* everything of the epoch is complete at the target before it lets go */
 	ret = rmawin_win_complete(win);
+	/*
+	 * Cut short (a fatal signal, a dead device) with operations still in
+	 * flight: an UNLOCK would let the next holder in before they land.
+	 * The targets keep the lock until this rank's teardown fails it
+	 * there, and their fail work lets go of it.
+	 */
+	give = !atomic_read(&win->inflight);
 	for (t = first; t <= last; t++) {
-		sret = rmawin_lock_give_back(win, t, win->held[t] - 1);
+		sret = give ? rmawin_lock_give_back(win, t, win->held[t] - 1) : 0;
 		ret = ret ?: sret;
 		WRITE_ONCE(win->held[t], 0);
 		win->nheld--;
@@ -654,7 +662,8 @@ static int rmawin_passive_ioctl(struct rmawin_ep *ep, void *arg,
 	if (p->flags && (!takes_type || p->flags != RMAWIN_LOCK_F_OTHERS ||
 			 p->target != RMAWIN_ALL_RANKS))
 		return -EINVAL;
-	mutex_lock(&ep->lock);
+	if (mutex_lock_killable(&ep->lock))
+		return -EINTR;
 	ret = fn(ep, p);
 	mutex_unlock(&ep->lock);
 	return ret;

@@ -220,7 +220,8 @@ int rmawin_ioctl_notify_wait(struct rmawin_ep *ep, void *arg)
 
 	if (w->flags || w->reserved || w->lost || w->timeout_ms < -1)
 		return -EINVAL;
-	mutex_lock(&ep->lock);
+	if (mutex_lock_killable(&ep->lock))
+		return -EINTR;
 	ret = rmawin_ep_check_group(ep);
 	if (!ret && !rmawin_win_lookup(ep, w->win))
 		ret = -ENOENT;

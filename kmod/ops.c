@@ -626,7 +626,10 @@ int rmawin_ioctl_rma(struct rmawin_ep *ep, void *arg)
 	if (ret)
 		goto out_free;
 
-	mutex_lock(&ep->lock);
+	if (mutex_lock_killable(&ep->lock)) {
+		ret = -EINTR;
+		goto out_free;
+	}
 	ret = rmawin_ep_check_group(ep);
 	/* all or nothing: every operation is checked before one is issued */
 	for (i = 0; !ret && i < r->nops; i++)

@@ -96,6 +96,7 @@ void rmawin_rma_release(struct rmawin_req *req, bool copy_out);
 int rmawin_remote_addr(const struct rmawin_remote *r, u64 off, u64 *addr, u32 *rkey,
 		       u64 *room);
 bool rmawin_sq_room(struct rmawin_peer *peer);
+int rmawin_peer_err(struct rmawin_peer *peer);
 int rmawin_user_writable(void __user *p, u64 len);
 int rmawin_bounce_take(struct rmawin_ep *ep, struct rmawin_peer *peer);
 

@@ -281,6 +281,7 @@ static int rmawin_do_complete(struct rmawin_ep *ep, struct rmawin_pscw *p)
 	struct rmawin_drain d;
 	struct rmawin_win *win;
 	int ret, tret;
+	bool cut;
 	u32 r;
 
 	ret = rmawin_pscw_win(ep, p, &win);
@@ -296,7 +297,13 @@ static int rmawin_do_complete(struct rmawin_ep *ep, struct rmawin_pscw *p)
 	 * through).  The call still returns once they complete here.
 	 */
 	ret = rmawin_win_drain_start(win, true, &d);
-	for_each_set_bit(r, s->access, ep->group->nranks) {
+	/*
+	 * Cut short (a fatal signal, a dead device) with operations still in
+	 * flight: no COMPLETE may tell a target they are done.  Its WAIT
+	 * fails once this rank's teardown fails it there.
+	 */
+	cut = ret && atomic_read(&win->inflight);
+	for_each_set_bit(r, s->access, cut ? 0 : ep->group->nranks) {
 		tret = rmawin_pscw_tell(win, r, RMAWIN_MSG_COMPLETE, d.fence);
 		ret = ret ?: tret;
 	}
@@ -337,7 +344,8 @@ static int rmawin_pscw_ioctl(struct rmawin_ep *ep, struct rmawin_pscw *p, bool h
 	if (p->flags & ~known_flags || p->reserved || p->done ||
 	    (!has_ranks && (p->n || p->ranks_ptr)))
 		return -EINVAL;
-	mutex_lock(&ep->lock);
+	if (mutex_lock_killable(&ep->lock))
+		return -EINTR;
 	ret = fn(ep, p);
 	mutex_unlock(&ep->lock);
 	return ret;

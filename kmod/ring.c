@@ -113,9 +113,8 @@ int rmawin_ring_consume(struct rmawin_ring *ring, bool poller)
 
 	if (!rmawin_ring_has_work(ring))
 		return 0;
-	if (!poller)
-		mutex_lock(&ep->lock);
-	else if (!mutex_trylock(&ep->lock))
+	/* a doorbell: a fatal signal leaves the rest queued */
+	if (!poller ? mutex_lock_killable(&ep->lock) : !mutex_trylock(&ep->lock))
 		return 0;
 	/* stopped (set under this lock): what is left is the library's to run by ioctl */
 	if (READ_ONCE(ring->flags) & RMAWIN_SQ_DEAD) {
@@ -236,7 +235,8 @@ int rmawin_ioctl_ring_setup(struct rmawin_ep *ep, void *arg)
 	ret = rmawin_ring_args(s);
 	if (ret)
 		return ret;
-	mutex_lock(&ep->lock);
+	if (mutex_lock_killable(&ep->lock))
+		return -EINTR;
 	ret = rmawin_ep_check_group(ep);
 	if (!ret && ep->ring)
 		ret = -EBUSY;

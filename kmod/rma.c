@@ -162,7 +162,26 @@ int rmawin_remote_addr(const struct rmawin_remote *r, u64 off, u64 *addr, u32 *r
 bool rmawin_sq_room(struct rmawin_peer *peer)
 {
 	return atomic_read(&peer->sq_data) < peer->grp->sq_data_max ||
-	       READ_ONCE(peer->state) != RMAWIN_PEER_CONNECTED;
+	       rmawin_peer_err(peer);
+}
+
+/**
+ * rmawin_peer_err() - may operations still go to @peer?
+ * @peer: a member
+ *
+ * After a wait for room on its queue pair: a dead device (whose removal
+ * waits for the endpoint lock the waiter holds) or a failed peer ends the
+ * wait as surely as room does.
+ *
+ * Return: 0; -ENODEV; the peer's error, or -ECONNRESET.
+ */
+int rmawin_peer_err(struct rmawin_peer *peer)
+{
+	if (READ_ONCE(peer->grp->ep->dev->dead))
+		return -ENODEV;
+	if (READ_ONCE(peer->state) != RMAWIN_PEER_CONNECTED)
+		return peer->error ?: -ECONNRESET;
+	return 0;
 }
 
 /*
@@ -177,8 +196,9 @@ static int rmawin_req_post_one(struct rmawin_req *req, const struct ib_send_wr *
 
 	if (rmawin_wait_event(req->win->ep, rmawin_sq_room(peer)))
 		return -EINTR;
-	if (READ_ONCE(peer->state) != RMAWIN_PEER_CONNECTED)
-		return peer->error ?: -ECONNRESET;
+	ret = rmawin_peer_err(peer);
+	if (ret)
+		return ret;
 	atomic_inc(&req->pending);
 	atomic_inc(&peer->sq_data);
 	ret = rmawin_post_send(peer->qp, wr, wr->opcode == IB_WR_RDMA_WRITE);

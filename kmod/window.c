@@ -569,7 +569,8 @@ int rmawin_ioctl_win_info(struct rmawin_ep *ep, void *arg)
 
 	if (w->flags)
 		return -EINVAL;
-	mutex_lock(&ep->lock);
+	if (mutex_lock_killable(&ep->lock))
+		return -EINTR;
 	ret = rmawin_ep_check_group(ep);
 	if (ret)
 		goto out_unlock;

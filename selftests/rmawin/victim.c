@@ -23,6 +23,7 @@
  */
 #include <errno.h>
 #include <stdbool.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -251,14 +252,27 @@ static int do_barrier4(int rank, const char *addrs)
 	return 0;
 }
 
+/* A second thread's put, by ioctl: it waits for the endpoint the poller holds. */
+static void *mute_put(void *win)
+{
+	static uint64_t v = 7;
+
+	rmawin_put(win, &v, 8, 1, 8);
+	return NULL;
+}
+
 /*
  * The library's own endpoint, then the ring by hand: fetch_and_ops written
  * to the submission ring and the poller woken with RMAWIN_ENTER_WAKEUP
  * alone, so that the poller (not this process, as a doorbell with SUBMIT
- * would) runs them, and is the one that waits for room.
+ * would) runs them, and is the one that waits for room.  Meanwhile a
+ * second thread's put waits for the endpoint lock that the poller holds:
+ * SIGKILL must end that wait too, or the process never exits, its file is
+ * never released, and the poller waits on for ever.
  */
 static int do_mute(const char *addrs)
 {
+	pthread_t th;
 	struct rmawin_ring_enter en = { .size = sizeof(en), .flags = RMAWIN_ENTER_WAKEUP };
 	struct rmawin_ring_setup rs = { .size = sizeof(rs), .sq_entries = 256 };
 	struct rmawin_op_desc *sqes;
@@ -298,7 +312,10 @@ static int do_mute(const char *addrs)
 	__atomic_store_n(tail, 200, __ATOMIC_RELEASE);
 	if (ioctl(fd, RMAWIN_IOC_RING_ENTER, &en))
 		return 4;
-	printf("victim: 200 fetch_and_ops on the ring, to a peer that will not answer\n");
+	if (pthread_create(&th, NULL, mute_put, win))
+		return 5;
+	printf("victim: 200 fetch_and_ops on the ring, to a peer that will not answer, "
+	       "and a put from another thread\n");
 	fflush(stdout);
 	pause();	/* the test kills us while the poller waits */
 	return 0;
