@@ -296,6 +296,16 @@ static void rmawin_rx_complete(struct rmawin_ctrl_buf *buf, struct ib_wc *wc)
 
 	buf->status = wc->status;
 	buf->len = wc->byte_len;
+	/*
+	 * A message is a plain SEND.  A member's RDMA write with immediate
+	 * takes a receive too, and leaves the buffer's old message to be
+	 * handled again; a send with invalidate has just invalidated one of
+	 * our memory regions.  Too short for a header, either fails the
+	 * dispatch's checks: a member is cut off.
+	 */
+	if (wc->status == IB_WC_SUCCESS &&
+	    (wc->opcode != IB_WC_RECV || (wc->wc_flags & (IB_WC_WITH_IMM | IB_WC_WITH_INVALIDATE))))
+		buf->len = 0;
 	if (buf->slot != RMAWIN_RX_DRAIN && wc->status == IB_WC_SUCCESS)
 		ib_dma_sync_single_for_cpu(grp->ibdev,
 					   buf->peer->rx_dma + buf->slot * RMAWIN_CTRL_SIZE,

@@ -113,6 +113,7 @@ int rg_send(struct rg_conn *c, uint8_t type, uint32_t arg, const void *payload, 
 int rg_send_raw(struct rg_conn *c, const void *msg, size_t len);
 int rg_poll(struct rg_conn *c, int timeout_ms);
 int rg_rdma(struct rg_conn *c, bool write, uint64_t iova, uint32_t rkey, size_t len);
+int rg_write_imm(struct rg_conn *c, uint64_t iova, uint32_t rkey, size_t len);
 uint8_t *rg_rdma_buf(struct rg_conn *c);
 int rg_cm_event(struct rg_conn *c, int timeout_ms);
 int rg_win_desc(struct rg_conn *c, uint32_t win);

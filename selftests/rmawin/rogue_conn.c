@@ -619,6 +619,38 @@ int rg_rdma(struct rg_conn *c, bool write, uint64_t iova, uint32_t rkey, size_t 
 	return ret < 0 ? ret : ret ? 0 : -ETIMEDOUT;
 }
 
+/*
+ * An RDMA WRITE with immediate of @len bytes from the RDMA buffer: it takes
+ * one of the victim's receives.  0 if it got through.
+ */
+int rg_write_imm(struct rg_conn *c, uint64_t iova, uint32_t rkey, size_t len)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)(c->buf + RG_RDMA_OFF),
+		.length = len,
+		.lkey = c->mr->lkey,
+	};
+	struct ibv_send_wr wr = {
+		.wr_id = RG_WR_RDMA + ++c->tx_next,
+		.sg_list = &sge,
+		.num_sge = 1,
+		.opcode = IBV_WR_RDMA_WRITE_WITH_IMM,
+		.send_flags = IBV_SEND_SIGNALED,
+		.imm_data = htobe32(1),
+		.wr.rdma = { .remote_addr = iova, .rkey = rkey },
+	}, *bad;
+	int ret;
+
+	if (c->dead)
+		return -ENOTCONN;
+	if (len > RG_RDMA_BYTES)
+		return -EINVAL;
+	if (ibv_post_send(c->id->qp, &wr, &bad))
+		return -EIO;
+	ret = rg_complete(c, 20000, wr.wr_id);
+	return ret < 0 ? ret : ret ? 0 : -ETIMEDOUT;
+}
+
 /* The RDMA buffer: what a READ brought, what a WRITE sends. */
 uint8_t *rg_rdma_buf(struct rg_conn *c)
 {

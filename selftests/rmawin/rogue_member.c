@@ -411,6 +411,24 @@ static int send_sequence(struct rg_conn *c, int which)
 		a->len = htole32(8);
 		ret = rg_send(c, RMAWIN_MSG_LOCK, 0, lk, sizeof(lk));
 		return ret ?: rg_send(c, RMAWIN_MSG_ACC, 1, acc, sizeof(acc));
+	case 4:
+		/*
+		 * An old message handled again: after more valid accumulates
+		 * (of 0) than the victim has receive buffers, every buffer
+		 * holds one; an RDMA write with immediate of as many bytes
+		 * (the window's own, read first: it stays intact) takes a
+		 * receive and leaves its buffer as it was.
+		 */
+		a->opcode = RMAWIN_OP_ACC;
+		a->acc_op = RMAWIN_ACC_SUM;
+		a->datatype = RMAWIN_TYPE_INT64;
+		a->len = htole32(8);
+		for (i = 0; i < 40 && !ret; i++)
+			ret = rg_send(c, RMAWIN_MSG_ACC, i, acc, sizeof(acc));
+		ret = ret ?: rg_rdma(c, false, c->win[0].mr[0].iova, c->win[0].mr[0].rkey,
+				     sizeof(struct rmawin_wire_hdr) + sizeof(acc));
+		return ret ?: rg_write_imm(c, c->win[0].mr[0].iova, c->win[0].mr[0].rkey,
+					   sizeof(struct rmawin_wire_hdr) + sizeof(acc));
 	case 1:	/* POSTs far ahead of any START */
 		for (i = 0; i < 4 && !ret; i++)
 			ret = rg_send(c, RMAWIN_MSG_POST, 0, NULL, 0);
@@ -428,10 +446,12 @@ int case_msgs(void)
 	struct rg_conn c;
 	int ret;
 
-	for (i = 0; i < n + 4; i++) {
+	for (i = 0; i < n + 5; i++) {
 		const char *name = i < n ? bad_msgs[i].name :
 				   i == n ? "lock twice" : i == n + 1 ? "posts ahead" :
-				   i == n + 2 ? "barriers ahead" : "epoch while holding the lock";
+				   i == n + 2 ? "barriers ahead" :
+				   i == n + 3 ? "epoch while holding the lock" :
+				   "a message replayed by an RDMA write with immediate";
 
 		/* the victim waits for our window descriptor in all but "barriers ahead" */
 		ret = member_join_desc(&c, i != n + 2);
