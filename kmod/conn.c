@@ -311,8 +311,12 @@ static int rmawin_peer_create_qp(struct rmawin_peer *peer, struct rdma_cm_id *id
 		.send_cq = grp->scq.cq,
 		.recv_cq = grp->cq,
 		.cap = {
-			/* one more of each for ib_drain_qp() */
-			.max_send_wr = RMAWIN_SQ_DEPTH + 1,
+			/*
+			 * a window's registrations go on a peer's queue too,
+			 * beside its data and messages; one more of each for
+			 * ib_drain_qp()
+			 */
+			.max_send_wr = RMAWIN_SQ_DEPTH + RMAWIN_REG_BATCH + 1,
 			.max_recv_wr = RMAWIN_CTRL_DEPTH + 1,
 			.max_send_sge = min_t(u32, grp->ibdev->attrs.max_send_sge, 16),
 			.max_recv_sge = 1,

@@ -340,7 +340,7 @@ static int rmawin_group_alloc_resources(struct rmawin_group *grp)
 	ret = rmawin_cq_alloc(grp, &grp->cq, RMAWIN_CTRL_DEPTH);
 	if (!ret)
 		ret = rmawin_scq_create(&grp->scq, grp->ep, grp->ibdev,
-					rmawin_cq_entries(grp, RMAWIN_SQ_DEPTH));
+					rmawin_cq_entries(grp, RMAWIN_SQ_DEPTH + RMAWIN_REG_BATCH));
 	if (ret)
 		return ret;
 	ret = rmawin_sq_data_max(grp);

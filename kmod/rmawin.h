@@ -270,6 +270,8 @@ void rmawin_ep_wake(struct rmawin_ep *ep, struct rmawin_win *win);
 /* Control messages: small SEND/RECV messages between the kernels of a group. */
 #define RMAWIN_CTRL_DEPTH	32	/* receive (and send) buffers per peer */
 #define RMAWIN_SQ_DEPTH		256	/* send work requests per queue pair */
+/* Registrations posted before waiting for them: room of their own in the SQ */
+#define RMAWIN_REG_BATCH	16
 /* Send queue slots data may use: the rest are for control messages. */
 #define RMAWIN_SQ_DATA		(RMAWIN_SQ_DEPTH - RMAWIN_CTRL_DEPTH)
 /* ceil(log2(RMAWIN_MAX_RANKS)): rounds of the dissemination barrier */

@@ -24,8 +24,6 @@ static unsigned int max_windows = 1024;
 module_param(max_windows, uint, 0644);
 MODULE_PARM_DESC(max_windows, "Windows one endpoint may have at once");
 
-/* Registrations posted before waiting for them. */
-#define RMAWIN_REG_BATCH	16
 /* Largest page size a window is registered with: a transparent huge page. */
 #define RMAWIN_MAX_BLOCK_SHIFT	PMD_SHIFT
 
