@@ -178,7 +178,8 @@ static struct rmawin_ring *rmawin_ring_alloc(struct rmawin_ring_setup *s)
 	cqes_off = ALIGN(RMAWIN_RING_SQES_OFF + s->sq_entries * sizeof(struct rmawin_op_desc),
 			 RMAWIN_RING_LINE);
 	ring->len = PAGE_ALIGN(cqes_off + s->cq_entries * sizeof(struct rmawin_cqe));
-	ring->mem = vmalloc_user(ring->len);
+	/* the process's memory cgroup pays for it (vmalloc_user() would not) */
+	ring->mem = __vmalloc(ring->len, GFP_KERNEL_ACCOUNT | __GFP_ZERO);
 	if (!ring->mem) {
 		kfree(ring);
 		return NULL;
@@ -331,6 +332,7 @@ int rmawin_ring_mmap(struct rmawin_ep *ep, struct vm_area_struct *vma)
 {
 	struct rmawin_ring *ring;
 	int ret = -EINVAL;
+	size_t off;
 
 	/* set once, freed with the endpoint: no lock (mmap_lock is held) */
 	ring = smp_load_acquire(&ep->ring);
@@ -344,7 +346,10 @@ int rmawin_ring_mmap(struct rmawin_ep *ep, struct vm_area_struct *vma)
 		vma->vm_flags |= VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP;
 		/* and madvise(MADV_DOFORK) may not undo it */
 		vma->vm_flags |= VM_IO;
-		ret = remap_vmalloc_range(vma, ring->mem, 0);
+		/* page by page, as remap_vmalloc_range() does for vmalloc_user() memory */
+		for (off = 0, ret = 0; off < ring->len && !ret; off += PAGE_SIZE)
+			ret = vm_insert_page(vma, vma->vm_start + off,
+					     vmalloc_to_page(ring->mem + off));
 	}
 	return ret;
 }

@@ -17,7 +17,8 @@ struct rmawin_poller;
  * struct rmawin_ring - an endpoint's rings
  * @ep: the endpoint; release detaches the ring from its poller before it
  *	lets go of it
- * @mem: the shared pages (vmalloc_user), @len bytes
+ * @mem: the shared pages (vmalloc'ed, charged to the memory cgroup), @len
+ *	bytes
  * @len: bytes mapped
  * @sq_head: shared: consumed submissions
  * @sq_tail: shared, written by userspace: submissions written

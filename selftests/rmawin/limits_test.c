@@ -9,11 +9,13 @@
  */
 #include <dirent.h>
 #include <grp.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <arpa/inet.h>
+#include <linux/rmawin.h>
 #include <rmawin.h>
 
 #include "rmawin_test.h"
@@ -387,6 +389,76 @@ TEST_F(path, allocated_window_charged_to_memcg)
 	ASSERT_EQ(0, mkdir(CG, 0755) && errno != EEXIST);
 	EXPECT_EQ(1, rmawin_test_run_ranks_for(_metadata, 1, memcg_rank, m, 60));
 	EXPECT_LE(16 * (long)MIB, m->delta) TH_LOG("memory.current grew by %ld bytes", m->delta);
+	rmdir(CG);
+	rmawin_test_expect_no_leaks(_metadata);
+}
+
+/*
+ * A ring's memory is the process's too: eight endpoints' rings of 4096
+ * entries (about 420 KiB each) grow memory.current by about their size
+ * (the memory cgroup charges in batches of 64 pages per CPU: less than
+ * the slack allowed).
+ */
+#define RING_EPS	8
+
+struct memcg_ring {
+	int port;
+	long delta;		/* how much memory.current grew */
+	long len;		/* the rings' bytes */
+};
+
+static int memcg_ring_rank(int rank, int n, void *arg)
+{
+	struct memcg_ring *m = arg;
+	struct rmawin_ep *ep[RING_EPS];
+	struct rmawin_ring_setup rs;
+	long before, after;
+	char pid[24];
+	FILE *f;
+	int i;
+
+	snprintf(pid, sizeof(pid), "%d\n", getpid());
+	f = fopen(CG "/cgroup.procs", "w");
+	if (!f || fputs(pid, f) < 0 || fclose(f))
+		return 1;
+	for (i = 0; i < RING_EPS; i++)
+		RMAWIN_TEST_TRY(2, rmawin_test_open(0, 1, m->port + i, &ep[i]));
+	before = rmawin_test_read_long(CG "/memory.current");
+	for (i = 0; i < RING_EPS; i++) {
+		memset(&rs, 0, sizeof(rs));
+		rs.size = sizeof(rs);
+		rs.sq_entries = 4096;
+		if (ioctl(rmawin_ep_fd(ep[i]), RMAWIN_IOC_RING_SETUP, &rs))
+			return 3;
+		m->len += rs.mmap_len;
+	}
+	after = rmawin_test_read_long(CG "/memory.current");
+	m->delta = after - before;
+	for (i = 0; i < RING_EPS; i++)
+		RMAWIN_TEST_TRY(4, rmawin_ep_close(ep[i]));
+	return 0;
+}
+
+TEST(ring_memory_charged_to_memcg)
+{
+	struct memcg_ring *m = rmawin_test_shared(sizeof(*m));
+	FILE *f;
+
+	ASSERT_NE(NULL, m);
+	/* the library's own ring stays off: each endpoint gets ours */
+	rmawin_test_path(1);
+	m->port = rmawin_test_ports(RING_EPS);
+	if (access("/sys/fs/cgroup/cgroup.controllers", R_OK))
+		mount("none", "/sys/fs/cgroup", "cgroup2", 0, NULL);
+	f = fopen("/sys/fs/cgroup/cgroup.subtree_control", "w");
+	if (!f || fputs("+memory\n", f) < 0 || fclose(f))
+		SKIP(return, "no cgroup v2 memory controller in this kernel");
+	ASSERT_EQ(0, mkdir(CG, 0755) && errno != EEXIST);
+	EXPECT_EQ(1, rmawin_test_run_ranks_for(_metadata, 1, memcg_ring_rank, m, 60));
+	EXPECT_LE(m->len - (long)MIB, m->delta) {
+		TH_LOG("memory.current grew by %ld bytes for %ld bytes of rings", m->delta,
+		       m->len);
+	}
 	rmdir(CG);
 	rmawin_test_expect_no_leaks(_metadata);
 }
