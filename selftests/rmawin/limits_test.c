@@ -345,6 +345,36 @@ TEST(max_ranks_per_group_einval)
  */
 #define CG	"/sys/fs/cgroup/rmawin_test"
 
+/* cgroup v2 mounted, with its memory controller on for CG?  1 if so. */
+static int memcg_ready(void)
+{
+	FILE *f;
+	int ok;
+
+	if (access("/sys/fs/cgroup/cgroup.controllers", R_OK))
+		mount("none", "/sys/fs/cgroup", "cgroup2", 0, NULL);
+	f = fopen("/sys/fs/cgroup/cgroup.subtree_control", "w");
+	if (!f)
+		return 0;
+	ok = fputs("+memory\n", f) >= 0;
+	return !fclose(f) && ok;
+}
+
+/* Move this process into CG.  Return: 0 or -1. */
+static int memcg_join(void)
+{
+	char pid[24];
+	FILE *f;
+	int ok;
+
+	snprintf(pid, sizeof(pid), "%d\n", getpid());
+	f = fopen(CG "/cgroup.procs", "w");
+	if (!f)
+		return -1;
+	ok = fputs(pid, f) >= 0;
+	return !fclose(f) && ok ? 0 : -1;
+}
+
 struct memcg {
 	int port;
 	long delta;		/* how much memory.current grew */
@@ -356,13 +386,9 @@ static int memcg_rank(int rank, int n, void *arg)
 	long before, after;
 	struct rmawin_win *win;
 	struct rmawin_ep *ep;
-	char pid[24];
-	FILE *f;
 	void *base;
 
-	snprintf(pid, sizeof(pid), "%d\n", getpid());
-	f = fopen(CG "/cgroup.procs", "w");
-	if (!f || fputs(pid, f) < 0 || fclose(f))
+	if (memcg_join())
 		return 1;
 	if (rmawin_test_open(0, 1, m->port, &ep))
 		return 2;
@@ -377,14 +403,10 @@ static int memcg_rank(int rank, int n, void *arg)
 TEST_F(path, allocated_window_charged_to_memcg)
 {
 	struct memcg *m = rmawin_test_shared(sizeof(*m));
-	FILE *f;
 
 	ASSERT_NE(NULL, m);
 	m->port = rmawin_test_ports(1);
-	if (access("/sys/fs/cgroup/cgroup.controllers", R_OK))
-		mount("none", "/sys/fs/cgroup", "cgroup2", 0, NULL);
-	f = fopen("/sys/fs/cgroup/cgroup.subtree_control", "w");
-	if (!f || fputs("+memory\n", f) < 0 || fclose(f))
+	if (!memcg_ready())
 		SKIP(return, "no cgroup v2 memory controller in this kernel");
 	ASSERT_EQ(0, mkdir(CG, 0755) && errno != EEXIST);
 	EXPECT_EQ(1, rmawin_test_run_ranks_for(_metadata, 1, memcg_rank, m, 60));
@@ -413,13 +435,9 @@ static int memcg_ring_rank(int rank, int n, void *arg)
 	struct rmawin_ep *ep[RING_EPS];
 	struct rmawin_ring_setup rs;
 	long before, after;
-	char pid[24];
-	FILE *f;
 	int i;
 
-	snprintf(pid, sizeof(pid), "%d\n", getpid());
-	f = fopen(CG "/cgroup.procs", "w");
-	if (!f || fputs(pid, f) < 0 || fclose(f))
+	if (memcg_join())
 		return 1;
 	for (i = 0; i < RING_EPS; i++)
 		RMAWIN_TEST_TRY(2, rmawin_test_open(0, 1, m->port + i, &ep[i]));
@@ -442,16 +460,12 @@ static int memcg_ring_rank(int rank, int n, void *arg)
 TEST(ring_memory_charged_to_memcg)
 {
 	struct memcg_ring *m = rmawin_test_shared(sizeof(*m));
-	FILE *f;
 
 	ASSERT_NE(NULL, m);
 	/* the library's own ring stays off: each endpoint gets ours */
 	rmawin_test_path(1);
 	m->port = rmawin_test_ports(RING_EPS);
-	if (access("/sys/fs/cgroup/cgroup.controllers", R_OK))
-		mount("none", "/sys/fs/cgroup", "cgroup2", 0, NULL);
-	f = fopen("/sys/fs/cgroup/cgroup.subtree_control", "w");
-	if (!f || fputs("+memory\n", f) < 0 || fclose(f))
+	if (!memcg_ready())
 		SKIP(return, "no cgroup v2 memory controller in this kernel");
 	ASSERT_EQ(0, mkdir(CG, 0755) && errno != EEXIST);
 	EXPECT_EQ(1, rmawin_test_run_ranks_for(_metadata, 1, memcg_ring_rank, m, 60));

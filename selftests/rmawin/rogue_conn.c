@@ -591,8 +591,9 @@ int rg_send(struct rg_conn *c, uint8_t type, uint32_t arg, const void *payload, 
 	return rg_send_raw(c, msg, sizeof(*h) + len);
 }
 
-/* An RDMA READ (or WRITE) of the victim's memory: 0 if it got through. */
-int rg_rdma(struct rg_conn *c, bool write, uint64_t iova, uint32_t rkey, size_t len)
+/* Post one RDMA operation of @len bytes from or to the RDMA buffer, and wait for it. */
+static int rg_post_rdma(struct rg_conn *c, enum ibv_wr_opcode opcode, uint64_t iova,
+			uint32_t rkey, size_t len)
 {
 	struct ibv_sge sge = {
 		.addr = (uintptr_t)(c->buf + RG_RDMA_OFF),
@@ -603,38 +604,7 @@ int rg_rdma(struct rg_conn *c, bool write, uint64_t iova, uint32_t rkey, size_t 
 		.wr_id = RG_WR_RDMA + ++c->tx_next,
 		.sg_list = &sge,
 		.num_sge = 1,
-		.opcode = write ? IBV_WR_RDMA_WRITE : IBV_WR_RDMA_READ,
-		.send_flags = IBV_SEND_SIGNALED,
-		.wr.rdma = { .remote_addr = iova, .rkey = rkey },
-	}, *bad;
-	int ret;
-
-	if (c->dead)
-		return -ENOTCONN;
-	if (len > RG_RDMA_BYTES)
-		return -EINVAL;
-	if (ibv_post_send(c->id->qp, &wr, &bad))
-		return -EIO;
-	ret = rg_complete(c, 20000, wr.wr_id);
-	return ret < 0 ? ret : ret ? 0 : -ETIMEDOUT;
-}
-
-/*
- * An RDMA WRITE with immediate of @len bytes from the RDMA buffer: it takes
- * one of the victim's receives.  0 if it got through.
- */
-int rg_write_imm(struct rg_conn *c, uint64_t iova, uint32_t rkey, size_t len)
-{
-	struct ibv_sge sge = {
-		.addr = (uintptr_t)(c->buf + RG_RDMA_OFF),
-		.length = len,
-		.lkey = c->mr->lkey,
-	};
-	struct ibv_send_wr wr = {
-		.wr_id = RG_WR_RDMA + ++c->tx_next,
-		.sg_list = &sge,
-		.num_sge = 1,
-		.opcode = IBV_WR_RDMA_WRITE_WITH_IMM,
+		.opcode = opcode,
 		.send_flags = IBV_SEND_SIGNALED,
 		.imm_data = htobe32(1),
 		.wr.rdma = { .remote_addr = iova, .rkey = rkey },
@@ -649,6 +619,21 @@ int rg_write_imm(struct rg_conn *c, uint64_t iova, uint32_t rkey, size_t len)
 		return -EIO;
 	ret = rg_complete(c, 20000, wr.wr_id);
 	return ret < 0 ? ret : ret ? 0 : -ETIMEDOUT;
+}
+
+/* An RDMA READ (or WRITE) of the victim's memory: 0 if it got through. */
+int rg_rdma(struct rg_conn *c, bool write, uint64_t iova, uint32_t rkey, size_t len)
+{
+	return rg_post_rdma(c, write ? IBV_WR_RDMA_WRITE : IBV_WR_RDMA_READ, iova, rkey, len);
+}
+
+/*
+ * An RDMA WRITE with immediate of @len bytes from the RDMA buffer: it takes
+ * one of the victim's receives.  0 if it got through.
+ */
+int rg_write_imm(struct rg_conn *c, uint64_t iova, uint32_t rkey, size_t len)
+{
+	return rg_post_rdma(c, IBV_WR_RDMA_WRITE_WITH_IMM, iova, rkey, len);
 }
 
 /* The RDMA buffer: what a READ brought, what a WRITE sends. */
