@@ -48,6 +48,42 @@ static void rmawin_group_wake(struct rmawin_group *grp)
 }
 
 /**
+ * rmawin_group_fail_work() - what follows a member's failure, in process context
+ * @work: the group's @fail_work
+ *
+ * Each failed member is cut off once: its queue pair goes to the error
+ * state (no more RDMA into our windows, our own requests to it flushed)
+ * and its connection is disconnected, so that its kernel learns of it at
+ * once even when it has nothing in flight (a member we failed for a
+ * reason of our own, -ENOMEM say, would otherwise wait for us for ever).
+ * Then the locks of our windows that failed members held or waited for
+ * are let go (lock.c).
+ *
+ * Context: process context; cancelled at the group's teardown, before
+ * any queue pair or id is destroyed.
+ */
+void rmawin_group_fail_work(struct work_struct *work)
+{
+	struct rmawin_group *grp = container_of(work, struct rmawin_group, fail_work);
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+	struct rmawin_peer *peer;
+	u32 i;
+
+	for (i = 0; i < grp->nranks; i++) {
+		peer = &grp->peers[i];
+		if (i == grp->rank || peer->cut || READ_ONCE(peer->state) != RMAWIN_PEER_FAILED)
+			continue;
+		/* only this work cuts: a failed peer's id and QP stay until the teardown */
+		peer->cut = true;
+		if (peer->qp)
+			ib_modify_qp(peer->qp, &attr, IB_QP_STATE);
+		if (peer->cm_id)
+			rdma_disconnect(peer->cm_id);
+	}
+	rmawin_lock_drop_failed_all(grp);
+}
+
+/**
  * rmawin_group_fail_recheck() - have the failed members' locks let go again
  * @grp: the group
  *

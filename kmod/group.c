@@ -106,7 +106,7 @@ static struct rmawin_group *rmawin_group_alloc(struct rmawin_ep *ep,
 	spin_lock_init(&grp->lock);
 	INIT_LIST_HEAD(&grp->rx_queue);
 	INIT_WORK(&grp->rx_work, rmawin_rx_work);
-	INIT_WORK(&grp->fail_work, rmawin_lock_fail_work);
+	INIT_WORK(&grp->fail_work, rmawin_group_fail_work);
 	for (i = 0; i < j->nranks; i++)
 		rmawin_peer_init(&grp->peers[i], grp, i);
 	return grp;

@@ -191,6 +191,7 @@ struct rmawin_peer {
 	bool leaving;
 	u32 max_inline;
 	bool nic_serial;
+	bool cut;
 	struct rmawin_nic_last nic_last;
 	struct rmawin_nic_guess nic_guess;
 	struct rmawin_bulk bulk;
@@ -279,8 +280,9 @@ struct rmawin_rcache {
  * @rx_queue: receive completions waiting for @rx_work, in arrival order
  * @rx_busy: @rx_work is handling one it took off @rx_queue: later ones
  *	wait behind it too
- * @fail_work: lets go of the window locks that failed members held or
- *	waited for (lock.c); queued, unless @dying, when a member fails
+ * @fail_work: cuts failed members off and lets go of the window locks
+ *	they held or waited for (conn.c); queued, unless @dying, when a
+ *	member fails
  * @rx_work: handles the receive completions of @rx_queue in process
  *	context, in order
  * @nconnected: peers connected
@@ -407,6 +409,7 @@ int rmawin_peer_connect(struct rmawin_peer *peer);
 void rmawin_peer_destroy_conn(struct rmawin_peer *peer);
 void rmawin_peer_fail(struct rmawin_peer *peer, int err);
 void rmawin_group_fail_recheck(struct rmawin_group *grp);
+void rmawin_group_fail_work(struct work_struct *work);
 void rmawin_peer_lost(struct rmawin_peer *peer);
 void rmawin_peer_retry(struct rmawin_peer *peer, bool auth_failed);
 void rmawin_peer_protocol_error(struct rmawin_peer *peer);

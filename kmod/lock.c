@@ -279,22 +279,20 @@ static void rmawin_lock_drop_failed(struct rmawin_group *grp, struct rmawin_win 
 }
 
 /**
- * rmawin_lock_fail_work() - let go of the locks of members that failed
- * @work: the group's @fail_work
+ * rmawin_lock_drop_failed_all() - let go of the locks of members that failed
+ * @grp: the group
  *
  * A member that failed (its process died, its link went, or we cut it
  * off) will never send the UNLOCK of a lock it holds on one of our
  * windows, nor use one it waits for: each goes to the next in line, as
  * if it had unlocked, so that nobody else (this rank included) waits for
  * it for ever.  Its own epochs are over: whatever it did under the lock
- * has landed or never will.
+ * has landed or never will (its queue pair is in the error state).
  *
- * Context: process context; queued when a member fails, cancelled when
- * the group goes.
+ * Context: the group's fail work (conn.c).
  */
-void rmawin_lock_fail_work(struct work_struct *work)
+void rmawin_lock_drop_failed_all(struct rmawin_group *grp)
 {
-	struct rmawin_group *grp = container_of(work, struct rmawin_group, fail_work);
 	struct rmawin_ep *ep = grp->ep;
 	struct rmawin_win *win;
 	unsigned long id;

@@ -421,7 +421,7 @@ int rmawin_epoch_check(struct rmawin_win *win, u32 target);
 int rmawin_lock_try(struct rmawin_win *win, u32 rank, u32 type);
 int rmawin_lock_release(struct rmawin_win *win, u32 rank, u32 type);
 void rmawin_lock_send_grants(struct rmawin_ep *ep, u32 win_id);
-void rmawin_lock_fail_work(struct work_struct *work);
+void rmawin_lock_drop_failed_all(struct rmawin_group *grp);
 int rmawin_flush_check(struct rmawin_ep *ep, const struct rmawin_op_desc *op,
 		       struct rmawin_win **win);
 
