@@ -646,6 +646,7 @@ static int rmawin_listen_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev
 
 	id->context = peer;
 	peer->cm_id = id;
+	peer->proven = false;
 	WRITE_ONCE(peer->state, RMAWIN_PEER_CONNECTING);
 	if (rmawin_peer_accept(peer, id, ev)) {
 		peer->cm_id = NULL;
@@ -669,11 +670,27 @@ static int rmawin_listen_handler(struct rdma_cm_id *id, struct rdma_cm_event *ev
  */
 void rmawin_peer_auth_recv(struct rmawin_peer *peer, const struct rmawin_wire_auth *auth)
 {
-	if (peer->rank < peer->grp->rank ||
+	struct rmawin_group *grp = peer->grp;
+	unsigned long flags;
+	bool in_time;
+
+	if (peer->rank < grp->rank ||
 	    !rmawin_auth_check(peer, RMAWIN_LABEL_INIT, auth->mac)) {
 		rmawin_peer_retry(peer, true);
 		return;
 	}
+	/*
+	 * In time only if the proof timeout has not begun to end the attempt;
+	 * once marked proven, it will not.  No welcome goes out on a
+	 * connection being torn down: the initiator would count us a member
+	 * and fail its join.
+	 */
+	spin_lock_irqsave(&grp->lock, flags);
+	in_time = peer->state == RMAWIN_PEER_CONNECTING;
+	peer->proven = in_time;
+	spin_unlock_irqrestore(&grp->lock, flags);
+	if (!in_time)
+		return;
 	/* the welcome goes first: the initiator hears nothing else before it */
 	if (rmawin_peer_grant_access(peer) ||
 	    rmawin_msg_send_first(peer, RMAWIN_MSG_WELCOME, NULL, 0)) {
@@ -759,7 +776,9 @@ static void rmawin_peer_work(struct work_struct *work)
 	spin_lock_irqsave(&grp->lock, flags);
 	state = peer->state;
 	/* an attempt still unproven when its time is up */
-	if (state == RMAWIN_PEER_CONNECTING)
+	if (state == RMAWIN_PEER_CONNECTING && peer->proven)
+		state = RMAWIN_PEER_CONNECTED;	/* its welcome is on its way */
+	else if (state == RMAWIN_PEER_CONNECTING)
 		peer->state = RMAWIN_PEER_CLEANUP;
 	spin_unlock_irqrestore(&grp->lock, flags);
 	if (state == RMAWIN_PEER_CONNECTING) {

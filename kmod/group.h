@@ -136,6 +136,8 @@ struct rmawin_ctrl_buf {
  * @remote_nonce: the peer's
  * @remote_qpn: the peer's queue pair number in the current handshake
  * @auth_failed: a connection attempt with this rank failed its proof
+ * @proven: under the group's lock: the initiator's proof of this attempt
+ *	came in time (its timeout no longer ends the attempt)
  * @refused: the other end refused our request (another group's shape)
  * @rx: receive buffers, posted on @qp while it exists
  * @tx: send buffers; @tx_busy marks those in flight
@@ -161,6 +163,7 @@ struct rmawin_ctrl_buf {
  * @nic_guess: the words our last compare-and-swap loop of several words
  *	on @qp left (atomic.c)
  * @bulk: our chunk in flight to the peer's inbox (bulk.c)
+ * @cut: the group's fail work has cut this failed member off (its own)
  */
 struct rmawin_peer {
 	struct rmawin_group *grp;
@@ -174,6 +177,7 @@ struct rmawin_peer {
 	u8 remote_nonce[RMAWIN_NONCE_LEN];
 	u32 remote_qpn;
 	bool auth_failed;
+	bool proven;
 	bool refused;
 	struct rmawin_ctrl_buf rx[RMAWIN_CTRL_DEPTH];
 	struct rmawin_ctrl_buf tx[RMAWIN_CTRL_DEPTH];
