@@ -480,7 +480,7 @@ void rmawin_rcache_init(struct rmawin_rcache *rc, struct rmawin_ep *ep,
 			struct ib_device *ibdev);
 void rmawin_rcache_destroy(struct rmawin_rcache *rc);
 struct rmawin_rcache_ent *rmawin_rcache_get(struct rmawin_rcache *rc, u64 addr, u64 len,
-					    bool write, bool *hit);
+					    bool write, bool lookup, bool *hit);
 int rmawin_rcache_pin(struct rmawin_rcache_ent *e, unsigned long upto);
 void rmawin_rcache_put(struct rmawin_rcache_ent *e, bool failed);
 

@@ -225,17 +225,20 @@ static void rmawin_ent_cache(struct rmawin_rcache *rc, struct rmawin_rcache_ent 
  * @addr: user address of the buffer
  * @len: its length
  * @write: the device will write the pages (a get)
+ * @lookup: the cache's entries only (the ring's poller, which never pins)
  * @hit: set if the pages came from the cache
  *
  * On a miss the entry is returned with no page pinned yet: the caller
  * pins with rmawin_rcache_pin() piece by piece, so that transfers can
- * start before the whole buffer is pinned.
+ * start before the whole buffer is pinned.  More pages than the machine
+ * has can never be pinned: refused before anything is sized by them.
  *
  * Context: process context, endpoint lock held.
- * Return: the entry, in use until rmawin_rcache_put(); or an ERR_PTR.
+ * Return: the entry, in use until rmawin_rcache_put(); or an ERR_PTR:
+ * -EFAULT for a miss with @lookup, -ENOMEM.
  */
 struct rmawin_rcache_ent *rmawin_rcache_get(struct rmawin_rcache *rc, u64 addr, u64 len,
-					    bool write, bool *hit)
+					    bool write, bool lookup, bool *hit)
 {
 	unsigned long start = addr >> PAGE_SHIFT;
 	unsigned long npages = ((addr + len - 1) >> PAGE_SHIFT) - start + 1;
@@ -254,6 +257,10 @@ struct rmawin_rcache_ent *rmawin_rcache_get(struct rmawin_rcache *rc, u64 addr, 
 		}
 		rmawin_count(rc->ep, RMAWIN_CNT_RCACHE_MISSES, 1);
 	}
+	if (lookup)
+		return ERR_PTR(-EFAULT);
+	if (npages > totalram_pages())
+		return ERR_PTR(-ENOMEM);
 	e = rmawin_ent_alloc(rc, start, npages, write);
 	if (!e)
 		return ERR_PTR(-ENOMEM);

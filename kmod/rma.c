@@ -343,7 +343,7 @@ int rmawin_rma_prep(struct rmawin_req *req, const struct rmawin_op_desc *op,
 	if (op->len <= RMAWIN_BOUNCE_SIZE)
 		return rmawin_req_bounce(req, op);
 	req->rma.ent = rmawin_rcache_get(&req->win->ep->group->rcache, op->origin, op->len,
-					 op->opcode == RMAWIN_OP_GET, &hit);
+					 op->opcode == RMAWIN_OP_GET, t->ring, &hit);
 	if (IS_ERR(req->rma.ent)) {
 		int ret = PTR_ERR(req->rma.ent);
 
@@ -351,7 +351,7 @@ int rmawin_rma_prep(struct rmawin_req *req, const struct rmawin_op_desc *op,
 		return ret;
 	}
 	req->rma.pin = !hit;
-	return t->ring && !hit ? -EFAULT : 0;
+	return 0;
 }
 
 /* Pages this many at a time, each piece sent while the next is pinned. */
