@@ -552,8 +552,17 @@ static int rmawin_do_lock(struct rmawin_ep *ep, const struct rmawin_passive *p)
 		if (t == skip)
 			continue;
 		ret = rmawin_lock_ask(win, t, p->type);
-		if (ret)
+		if (ret && first == last)
 			return ret;
+		/*
+		 * Of several, a rank that cannot be asked (it failed) counts as
+		 * asked: it ends the wait below as a grant would, the call fails
+		 * with its error, and UNLOCK gives back what the others granted
+		 * (before, the ranks asked already kept our locks, and UNLOCK of
+		 * all was -ENOLCK).
+		 */
+		if (ret)
+			WRITE_ONCE(win->held[t], p->type + 1);
 		win->nheld++;
 	}
 	/* other threads go on meanwhile; they may not give these back yet */

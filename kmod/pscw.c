@@ -220,8 +220,8 @@ static int rmawin_do_post(struct rmawin_ep *ep, struct rmawin_pscw *p)
 {
 	struct rmawin_pscw_state *s;
 	struct rmawin_win *win;
+	int ret, tret;
 	u32 r;
-	int ret;
 
 	ret = rmawin_pscw_win(ep, p, &win);
 	if (ret)
@@ -232,14 +232,18 @@ static int rmawin_do_post(struct rmawin_ep *ep, struct rmawin_pscw *p)
 	ret = rmawin_pscw_ranks(win, p, s->exposure);
 	if (ret)
 		return ret;
+	/*
+	 * Every rank is told, even after one could not be: the others' START
+	 * would otherwise take a POST that no WAIT closes.  The epoch is
+	 * posted; WAIT reports the rank that failed.
+	 */
 	for_each_set_bit(r, s->exposure, ep->group->nranks) {
 		WRITE_ONCE(s->completes_due[r], s->completes_due[r] + 1);
-		ret = rmawin_pscw_tell(win, r, RMAWIN_MSG_POST, false);
-		if (ret)
-			return ret;
+		tret = rmawin_pscw_tell(win, r, RMAWIN_MSG_POST, false);
+		ret = ret ?: tret;
 	}
 	s->posted = true;
-	return 0;
+	return ret;
 }
 
 static int rmawin_do_start(struct rmawin_ep *ep, struct rmawin_pscw *p)
