@@ -112,10 +112,9 @@ run_case "a forged barrier round" \
 	"p=(); for r in 0 1 2; do $bin/victim barrier4 \$r $A & p+=(\$!); done; s=0; for q in \${p[@]}; do wait \$q || s=1; done; exit \$s" \
 	"$bin/rogue barrier4 $A 3"
 # A member that stops answering while the victim's poller waits for room,
-# and a second victim thread's put waits for the endpoint lock the poller
-# holds: SIGKILL must still end the victim within seconds (no D state in
-# close or in that put), and what it held must go too while the mute
-# member stays connected.
+# and a second victim thread issues a put meanwhile: SIGKILL must still end
+# the victim within seconds (no D state in close or in that put), and what
+# it held must go too while the mute member stays connected.
 port=$((port + 10)); A=$(addrs 2)
 run_case "a mute member, then SIGKILL" \
 	"$bin/victim mute $A & v=\$!; sleep 15; kill -9 \$v
