@@ -501,6 +501,24 @@ static void rmawin_lock_asking(struct rmawin_win *win, u32 first, u32 last, u32 
 			__assign_bit(t, win->asking, on);
 }
 
+/* Does another thread's LOCK still wait for a grant from ranks [@first, @last]? */
+static bool rmawin_lock_asked(const struct rmawin_win *win, u32 first, u32 last)
+{
+	return find_next_bit(win->asking, last + 1, first) <= last;
+}
+
+/*
+ * May ranks [@first, @last] of @win be flushed: -ENOLCK outside an epoch
+ * with them, -EBUSY while another thread's LOCK still waits for their
+ * grant (the epoch is not open yet), else 0.
+ */
+static int rmawin_flushable(const struct rmawin_win *win, u32 target, u32 first, u32 last)
+{
+	if (target == RMAWIN_ALL_RANKS ? !win->nheld : !win->held[first])
+		return -ENOLCK;
+	return rmawin_lock_asked(win, first, last) ? -EBUSY : 0;
+}
+
 /* The window and the rank range [*first, *last] a passive call names. */
 static int rmawin_passive_args(struct rmawin_ep *ep, const struct rmawin_passive *p,
 			       struct rmawin_win **win, u32 *first, u32 *last)
@@ -592,8 +610,7 @@ static int rmawin_do_unlock(struct rmawin_ep *ep, const struct rmawin_passive *p
 	for (t = first; t <= last; t++)
 		if (!win->held[t])
 			return -ENOLCK;
-	/* another thread's LOCK still waits for the grant */
-	if (find_next_bit(win->asking, last + 1, first) <= last)
+	if (rmawin_lock_asked(win, first, last))
 		return -EBUSY;
 	/* everything of the epoch is complete at the target before it lets go */
 	ret = rmawin_win_complete(win);
@@ -620,7 +637,8 @@ static int rmawin_do_unlock(struct rmawin_ep *ep, const struct rmawin_passive *p
  * @win: out: its window
  *
  * Return: 0; -EINVAL for a field that must be zero or a bad rank; -ENOENT
- * for the window; -ENOLCK if no lock covers @op->target.
+ * for the window; -ENOLCK if no lock covers @op->target; -EBUSY while
+ * another thread's LOCK waits for a grant @op->target names.
  */
 int rmawin_flush_check(struct rmawin_ep *ep, const struct rmawin_op_desc *op,
 		       struct rmawin_win **win)
@@ -634,11 +652,7 @@ int rmawin_flush_check(struct rmawin_ep *ep, const struct rmawin_op_desc *op,
 	    op->target_disp || op->result || op->compare || op->reserved)
 		return -EINVAL;
 	ret = rmawin_passive_args(ep, &p, win, &first, &last);
-	if (ret)
-		return ret;
-	if (p.target == RMAWIN_ALL_RANKS ? !(*win)->nheld : !(*win)->held[first])
-		return -ENOLCK;
-	return 0;
+	return ret ?: rmawin_flushable(*win, p.target, first, last);
 }
 
 static int rmawin_do_flush(struct rmawin_ep *ep, const struct rmawin_passive *p)
@@ -650,8 +664,9 @@ static int rmawin_do_flush(struct rmawin_ep *ep, const struct rmawin_passive *p)
 	ret = rmawin_passive_args(ep, p, &win, &first, &last);
 	if (ret)
 		return ret;
-	if (p->target == RMAWIN_ALL_RANKS ? !win->nheld : !win->held[first])
-		return -ENOLCK;
+	ret = rmawin_flushable(win, p->target, first, last);
+	if (ret)
+		return ret;
 	/* one completion for the whole window: flushing more than asked is allowed */
 	return rmawin_win_complete(win);
 }

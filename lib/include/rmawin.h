@@ -758,8 +758,9 @@ int rmawin_unlock_all(struct rmawin_win *win);
  * @win: the window
  * @target: rank of the target
  *
- * Return: 0; -EINVAL (NULL, bad rank); -EBUSY (already locked, or a fence
- * epoch with operations open); -ENOLCK (not locked); -ECONNRESET; -ENODEV.
+ * Return: 0; -EINVAL (NULL, bad rank); -EBUSY (another thread's
+ * rmawin_lock() of @target still waits for its grant); -ENOLCK (not
+ * locked); -ECONNRESET; -ENODEV.
  */
 int rmawin_flush(struct rmawin_win *win, int target);
 
@@ -767,8 +768,8 @@ int rmawin_flush(struct rmawin_win *win, int target);
  * rmawin_flush_all() - rmawin_flush() to every target
  * @win: the window
  *
- * Return: 0; -EINVAL (NULL, bad rank); -EBUSY (already locked, or a fence
- * epoch with operations open); -ENOLCK (not locked); -ECONNRESET; -ENODEV.
+ * Return: 0; -EINVAL (NULL); -EBUSY (another thread's rmawin_lock() still
+ * waits for a grant); -ENOLCK (no lock held); -ECONNRESET; -ENODEV.
  */
 int rmawin_flush_all(struct rmawin_win *win);
 

@@ -302,6 +302,9 @@ static int lock_rank(struct rmawin_ep *ep, void *arg)
 		RMAWIN_TEST_TRY(6, park(&p));
 		/* the lock it waits for may not be given back, nor its window freed */
 		RMAWIN_TEST_WANT(-EBUSY, rmawin_unlock(a, 1));
+		/* nor flushed: its epoch has not begun */
+		RMAWIN_TEST_WANT(-EBUSY, rmawin_flush(a, 1));
+		RMAWIN_TEST_WANT(-EBUSY, rmawin_flush_all(a));
 		RMAWIN_TEST_WANT(-EBUSY, win_free_raw(ep, 0));
 		/* the library keeps the window it could not free */
 		RMAWIN_TEST_WANT(-EBUSY, rmawin_win_free(a));

@@ -743,8 +743,9 @@ struct rmawin_fence {
  * an unknown window; -EBUSY to lock a target already locked, to lock
  * after operations of a fence epoch, or to fence while locks are held;
  * -ENOLCK to unlock or flush a target that is not locked; -EBUSY to
- * unlock a target whose grant another thread's LOCK still waits for, or to
- * lock during another thread's START or WAIT on the window; -ECONNRESET if
+ * unlock or flush a target whose grant another thread's LOCK still waits
+ * for (flush_all and unlock_all: any rank's), or to lock during another
+ * thread's START or WAIT on the window; -ECONNRESET if
  * the target left; -ENODEV.  LOCK waits without holding up the process's
  * other threads.
  */
