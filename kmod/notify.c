@@ -199,7 +199,19 @@ static bool rmawin_notify_ready(struct rmawin_ep *ep, u32 win,
 	if (*lost)
 		return true;
 	*e = rmawin_notify_take(ep, win);
-	return *e || READ_ONCE(ep->detached);
+	/* the group's teardown (its device's removal too) ends the wait */
+	return *e || READ_ONCE(ep->unwait) || READ_ONCE(ep->closing);
+}
+
+/*
+ * Why a wait that took nothing ended, endpoint locked: its group is being
+ * torn down (it goes once we leave), or went before we looked.
+ */
+static int rmawin_notify_gone(struct rmawin_ep *ep)
+{
+	if (!ep->unwait)
+		return rmawin_ep_check_group(ep);
+	return ep->dev && READ_ONCE(ep->dev->dead) ? -ENODEV : -ENOTCONN;
 }
 
 /**
@@ -207,7 +219,10 @@ static bool rmawin_notify_ready(struct rmawin_ep *ep, u32 win,
  * @ep: the endpoint
  * @arg: struct rmawin_notify_wait, already copied in
  *
- * Waits without the endpoint's lock: other calls on the endpoint go on.
+ * Waits without the endpoint's lock, as one of its sleepers
+ * (rmawin_ep_sleep()): other calls on the endpoint go on, and the group
+ * stays until the wait is over; tearing it down ends the wait.
+ *
  * Return: 0 or a negative errno as the uAPI header documents.
  */
 int rmawin_ioctl_notify_wait(struct rmawin_ep *ep, void *arg)
@@ -225,33 +240,34 @@ int rmawin_ioctl_notify_wait(struct rmawin_ep *ep, void *arg)
 	ret = rmawin_ep_check_group(ep);
 	if (!ret && !rmawin_win_lookup(ep, w->win))
 		ret = -ENOENT;
-	mutex_unlock(&ep->lock);
 	if (ret)
-		return ret;
+		goto out_unlock;
 
-	if (w->timeout_ms < 0) {
-		if (wait_event_interruptible(ep->wq, rmawin_notify_ready(ep, w->win, &e, &lost)))
-			return -EINTR;
-	} else {
+	rmawin_ep_sleep(ep, NULL);
+	if (w->timeout_ms < 0)
+		left = wait_event_interruptible(ep->wq, rmawin_notify_ready(ep, w->win, &e, &lost));
+	else
 		left = wait_event_interruptible_timeout(ep->wq,
 							rmawin_notify_ready(ep, w->win, &e,
 									    &lost),
 							msecs_to_jiffies(w->timeout_ms));
-		if (left < 0)
-			return -EINTR;
-	}
-	if (lost) {
+	rmawin_ep_wake(ep, NULL);
+	if (left < 0) {
+		ret = -EINTR;
+	} else if (lost) {
 		/* the caller learns of the loss in the struct: copied back */
 		w->lost = lost;
-		return -EOVERFLOW;
+		ret = -EOVERFLOW;
+	} else if (!e) {
+		ret = rmawin_notify_gone(ep) ?: w->timeout_ms ? -ETIMEDOUT : -EAGAIN;
+	} else {
+		w->source = e->source;
+		w->tag = e->tag;
+		w->target_disp = e->target_disp;
+		w->len = e->len;
+		kfree(e);
 	}
-	if (!e)
-		return READ_ONCE(ep->detached) ? -ENODEV :
-		       w->timeout_ms ? -ETIMEDOUT : -EAGAIN;
-	w->source = e->source;
-	w->tag = e->tag;
-	w->target_disp = e->target_disp;
-	w->len = e->len;
-	kfree(e);
-	return 0;
+out_unlock:
+	mutex_unlock(&ep->lock);
+	return ret;
 }

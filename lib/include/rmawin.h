@@ -855,7 +855,9 @@ int rmawin_put_notify(struct rmawin_win *win, const void *origin, size_t len, in
  *
  * Return: 0; -EINVAL; -EOVERFLOW if notifications were dropped since the
  * last call that said so; -ETIMEDOUT, or -EAGAIN for @timeout_ms 0, if none
- * came; -EINTR on a signal.
+ * came; -EINTR on a signal; -ENOTCONN if the endpoint's group was torn
+ * down meanwhile (an rmawin_win_free() that found a peer dead does that),
+ * -ENODEV if the device went.
  */
 int rmawin_notify_wait(struct rmawin_win *win, struct rmawin_notification *n, int timeout_ms);
 

@@ -2,13 +2,16 @@
 /*
  * Losses under put and get: a rank killed in the middle of an epoch; a
  * rank killed while accumulates stream to it (in fragments, or through
- * its inbox); the RDMA device deleted under traffic.  The others fail cleanly, never hang,
+ * its inbox); a group torn down under a thread waiting for notifications;
+ * the RDMA device deleted under traffic.  The others fail cleanly, never hang,
  * and every page, MR and queue pair is released.  Faults in the memory of
  * put and get: rma_fault_test.c.
  *
  * Every test runs on both of the library's paths: variants ring and
  * no_ring of its fixture.
  */
+#include <pthread.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 
 #include "rma_fault_test.h"
@@ -249,6 +252,113 @@ TEST_F_TIMEOUT(path, killed_in_win_free_with_op_in_flight, 120)
 	EXPECT_EQ(-ECONNRESET, k->free_ret) {
 		TH_LOG("rank 1: win_free with rank 0 killed in its own: %d (%s), want -ECONNRESET",
 		       k->free_ret, rmawin_strerror(k->free_ret));
+	}
+	rmawin_test_expect_no_leaks(_metadata);
+	munmap(k, sizeof(*k));
+}
+
+/* ---- the group torn down under a thread waiting for notifications ------- */
+
+#define NW_WAIT_MS	30000	/* the parked NOTIFY_WAIT's own timeout */
+
+struct notify_gone {
+	int port;
+	int parked;		/* rank 1's thread sleeps in NOTIFY_WAIT */
+	int dead;		/* the test has killed rank 0 */
+	int free_ret;		/* rank 1's WIN_FREE, with rank 0 dead */
+	int wait_ret;		/* what the parked NOTIFY_WAIT returned */
+	double free_s;		/* how long that WIN_FREE took */
+	double wait_after_free_s;	/* and how long the wait went on after it */
+};
+
+struct nw_thread {
+	struct rmawin_win *win;
+	volatile pid_t tid;
+	int ret;
+};
+
+static void *nw_main(void *arg)
+{
+	struct nw_thread *t = arg;
+	struct rmawin_notification n;
+
+	t->tid = (pid_t)syscall(SYS_gettid);
+	t->ret = rmawin_notify_wait(t->win, &n, NW_WAIT_MS);
+	return NULL;
+}
+
+/*
+ * Rank 1 parks a thread in NOTIFY_WAIT on window A; rank 0 is killed;
+ * rank 1's WIN_FREE of window B fails its barrier and tears the group
+ * down.  The parked wait must end then, with -ENOTCONN: no notification
+ * can come to a group that is gone.
+ */
+static int notify_gone_rank(int rank, int n, void *arg)
+{
+	struct notify_gone *k = arg;
+	static int64_t a[8], b[8];
+	struct nw_thread t = { 0 };
+	struct rmawin_win *wa, *wb;
+	struct rmawin_ep *ep;
+	pthread_t th;
+	double t0;
+	int i;
+
+	RMAWIN_TEST_TRY(2, rmawin_test_open(rank, n, k->port, &ep));
+	RMAWIN_TEST_TRY(3, rmawin_win_create(ep, a, sizeof(a), 8, 0, &wa));
+	RMAWIN_TEST_TRY(4, rmawin_win_create(ep, b, sizeof(b), 8, 0, &wb));
+	RMAWIN_TEST_TRY(5, rmawin_fence(wb, 0));
+	if (rank == 0) {
+		pause();	/* killed here */
+		return 6;
+	}
+	t.win = wa;
+	if (pthread_create(&th, NULL, nw_main, &t))
+		return 7;
+	for (i = 0; i < 20000 && !(t.tid && in_kernel_fn(t.tid, "rmawin_ioctl_notify_wait")); i++)
+		usleep(1000);
+	if (i == 20000) {
+		RMAWIN_TEST_MSG("the thread was never seen waiting in NOTIFY_WAIT");
+		return 8;
+	}
+	__atomic_store_n(&k->parked, 1, __ATOMIC_SEQ_CST);
+	if (!flags_set(&k->dead, 1, 30))
+		return 9;
+	t0 = rmawin_test_now();
+	k->free_ret = rmawin_win_free(wb);
+	k->free_s = rmawin_test_now() - t0;
+	t0 = rmawin_test_now();
+	pthread_join(th, NULL);
+	k->wait_after_free_s = rmawin_test_now() - t0;
+	k->wait_ret = t.ret;
+	return rmawin_ep_close(ep) ? 10 : 0;
+}
+
+TEST_F_TIMEOUT(path, group_torn_down_ends_a_notify_wait, 120)
+{
+	struct notify_gone *k = rmawin_test_shared(sizeof(*k));
+	pid_t pids[2];
+	int r, st;
+
+	ASSERT_NE(NULL, k);
+	k->port = rmawin_test_ports(2);
+	for (r = 0; r < 2; r++)
+		pids[r] = rmawin_test_fork_rank(r, 2, notify_gone_rank, k);
+	EXPECT_TRUE(flags_set(&k->parked, 1, 60)) TH_LOG("rank 1 never parked its thread");
+	kill(pids[0], SIGKILL);
+	ASSERT_EQ(pids[0], waitpid(pids[0], &st, 0));
+	pids[0] = 0;
+	__atomic_store_n(&k->dead, 1, __ATOMIC_SEQ_CST);
+	EXPECT_EQ(1, rmawin_test_wait_ranks(_metadata, pids, 2, 90));
+	EXPECT_EQ(-ECONNRESET, k->free_ret) {
+		TH_LOG("rank 1: win_free with rank 0 dead: %d (%s), want -ECONNRESET",
+		       k->free_ret, rmawin_strerror(k->free_ret));
+	}
+	TH_LOG("rank 1: win_free with rank 0 dead took %.1f s", k->free_s);
+	EXPECT_EQ(-ENOTCONN, k->wait_ret) {
+		TH_LOG("the parked notify_wait returned %d (%s) %.1f s after the group went, "
+		       "want -ENOTCONN at once", k->wait_ret, rmawin_strerror(k->wait_ret),
+		       k->wait_after_free_s);
 	}
 	rmawin_test_expect_no_leaks(_metadata);
 	munmap(k, sizeof(*k));

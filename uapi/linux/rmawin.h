@@ -830,7 +830,9 @@ struct rmawin_pscw {
  *
  * Return: 0; -EINVAL for flags, reserved or a timeout below -1; -ENOENT
  * for the window; -EOVERFLOW if notifications were lost; -ETIMEDOUT
- * (-EAGAIN with 0) if none came; -EINTR on a signal.
+ * (-EAGAIN with 0) if none came; -EINTR on a signal; -ENOTCONN if the
+ * group was torn down meanwhile (a WIN_FREE whose barrier failed does
+ * that), -ENODEV if its device was removed: either ends the wait.
  */
 struct rmawin_notify_wait {
 	__u32 size;
