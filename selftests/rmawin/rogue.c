@@ -31,13 +31,17 @@
  *   notify       as a member, a flood of valid notifications
  *   barrier4     rank 3 of 4 forges a barrier round it does not send
  *   mute         as a member, joins a fence, then never answers again
+ *   badstatus    as a member, answers the victim's fetch_and_op with a
+ *                status no target sends (-ERESTARTSYS): cut off, and the
+ *                victim's call gets -EPROTO, never that errno
  *   lateack      rank 0, the victim's responder: takes the victim's proof but
  *                sends no welcome and drops it 4 s later, as a responder
  *                whose proof timeout ran out; the victim must send nothing
  *                before a welcome and join on the next connection
  *
  * This file holds main() and the attacks on the handshake; the attacks of
- * a member that proved itself (msgs, fuzz, notify, barrier4, mute) are in
+ * a member that proved itself (msgs, fuzz, notify, barrier4, mute,
+ * badstatus) are in
  * rogue_member.c, the connection layer in rogue_conn.c.
  */
 #include <endian.h>
@@ -523,6 +527,8 @@ int main(int argc, char **argv)
 		ret = case_barrier4();
 	else if (!strcmp(what, "mute") && argc > 4)
 		ret = case_mute(atoi(argv[4]));
+	else if (!strcmp(what, "badstatus"))
+		ret = case_badstatus();
 	else if (!strcmp(what, "lateack"))
 		ret = case_lateack();
 	else

@@ -56,6 +56,9 @@ struct rg_conn {
 	unsigned long ngrant;	/* LOCK_GRANTs */
 	unsigned long nreply;	/* ACC_REPLYs */
 	unsigned long nwelcome;	/* WELCOMEs */
+	unsigned long nacc;	/* ACC fragments (answered ones) */
+	uint32_t acc_arg;	/* the last one's request id */
+	uint32_t acc_res_off;	/* and its offset in the operation */
 	bool got_auth;		/* a responder's: the initiator's proof came */
 	uint8_t auth[RMAWIN_MAC_LEN];	/* what it said */
 	struct rg_win win[4];	/* by window handle */

@@ -28,5 +28,6 @@ int case_fuzz(uint64_t seed, long count);
 int case_notify(long count);
 int case_barrier4(void);
 int case_mute(int secs);
+int case_badstatus(void);
 
 #endif /* RMAWIN_ROGUE_ATTACK_H */

@@ -484,6 +484,13 @@ static void rg_parse(struct rg_conn *c, const uint8_t *msg, uint32_t len)
 		c->nreply++;
 	if (h->type == RMAWIN_MSG_WELCOME)
 		c->nwelcome++;
+	if (h->type == RMAWIN_MSG_ACC && len >= sizeof(*h) + sizeof(struct rmawin_wire_acc)) {
+		const struct rmawin_wire_acc *a = (const void *)(h + 1);
+
+		c->nacc++;
+		c->acc_arg = arg;
+		c->acc_res_off = le32toh(a->res_off);
+	}
 	if (h->type == RMAWIN_MSG_AUTH && len == sizeof(*h) + RMAWIN_MAC_LEN) {
 		memcpy(c->auth, h + 1, RMAWIN_MAC_LEN);
 		c->got_auth = true;

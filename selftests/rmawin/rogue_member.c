@@ -720,3 +720,36 @@ int case_mute(int secs)
 	rg_close(&c);
 	return ret;
 }
+
+/*
+ * A member that answers an accumulate with a status no honest target
+ * sends: only 0 and -EAGAIN (a lock it could not take at once) exist.
+ * -ERESTARTSYS (-512), passed up, would make the victim's kernel restart
+ * its system call; the victim must cut us off and report -EPROTO.
+ */
+int case_badstatus(void)
+{
+	struct rmawin_wire_acc_reply r = { .status = htole32((uint32_t)-512) };
+	struct rg_conn c;
+	int ret, t;
+
+	member_win_len = 4096;
+	ret = member_join(&c);
+	if (ret)
+		return SAY("badstatus: join: %s", strerror(-ret)), 1;
+	ret = rg_send(&c, RMAWIN_MSG_BARRIER, 0, NULL, 0);
+	for (t = 0; t < 200 && !ret && !c.nacc && !c.dead; t++)
+		rg_poll(&c, 100);
+	if (ret || !c.nacc) {
+		rg_close(&c);
+		return SAY("badstatus: no accumulate came: %s", strerror(-ret)), 1;
+	}
+	r.res_off = htole32(c.acc_res_off);
+	ret = rg_send(&c, RMAWIN_MSG_ACC_REPLY, c.acc_arg, &r, sizeof(r));
+	if (ret)
+		SAY("badstatus: the reply's send: %s", strerror(-ret));
+	else if (member_cut_off(&c, "badstatus"))
+		SAY("badstatus: a reply of status -512 cut us off, its keys dead");
+	rg_close(&c);
+	return 0;
+}
