@@ -83,6 +83,14 @@ void rmawin_group_fail_work(struct work_struct *work)
 	rmawin_lock_drop_failed_all(grp);
 }
 
+/* Queue the group's fail work, unless the group is going.  Group lock held. */
+static void rmawin_group_fail_queue(struct rmawin_group *grp)
+{
+	lockdep_assert_held(&grp->lock);
+	if (!grp->dying)
+		queue_work(system_wq, &grp->fail_work);
+}
+
 /**
  * rmawin_group_fail_recheck() - have the failed members' locks let go again
  * @grp: the group
@@ -97,8 +105,7 @@ void rmawin_group_fail_recheck(struct rmawin_group *grp)
 	unsigned long flags;
 
 	spin_lock_irqsave(&grp->lock, flags);
-	if (!grp->dying)
-		queue_work(system_wq, &grp->fail_work);
+	rmawin_group_fail_queue(grp);
 	spin_unlock_irqrestore(&grp->lock, flags);
 }
 
@@ -128,8 +135,7 @@ static void rmawin_peer_do_fail(struct rmawin_peer *peer, int err, bool lost)
 		if (!grp->error)
 			grp->error = err;
 		/* it will never unlock what it holds of our windows */
-		if (!grp->dying)
-			queue_work(system_wq, &grp->fail_work);
+		rmawin_group_fail_queue(grp);
 	}
 	spin_unlock_irqrestore(&grp->lock, flags);
 	if (state == RMAWIN_PEER_CONNECTING) {
@@ -775,17 +781,20 @@ static void rmawin_peer_work(struct work_struct *work)
 		return;
 	spin_lock_irqsave(&grp->lock, flags);
 	state = peer->state;
+	if (state == RMAWIN_PEER_CONNECTING && peer->proven) {
+		/* proven in time: its welcome is on its way, nothing to end */
+		spin_unlock_irqrestore(&grp->lock, flags);
+		return;
+	}
 	/* an attempt still unproven when its time is up */
-	if (state == RMAWIN_PEER_CONNECTING && peer->proven)
-		state = RMAWIN_PEER_CONNECTED;	/* its welcome is on its way */
-	else if (state == RMAWIN_PEER_CONNECTING)
+	if (state == RMAWIN_PEER_CONNECTING)
 		peer->state = RMAWIN_PEER_CLEANUP;
 	spin_unlock_irqrestore(&grp->lock, flags);
 	if (state == RMAWIN_PEER_CONNECTING) {
 		peer->auth_failed = true;
 		rmawin_count(grp->ep, RMAWIN_CNT_AUTH_FAILURES, 1);
 	} else if (state != RMAWIN_PEER_CLEANUP) {
-		return;		/* proven, or failed: nothing to end */
+		return;		/* connected, or failed: nothing to end */
 	}
 	rmawin_peer_destroy_conn(peer);
 	if (peer->rank > grp->rank) {
