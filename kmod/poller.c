@@ -186,7 +186,9 @@ static u32 rmawin_poller_pass(struct rmawin_poller *pl, bool *pending, u64 *idle
 		rmawin_count(ring->ep, RMAWIN_CNT_POLL_NS, local_clock() - t0);
 		mutex_lock(&pl->lock);
 		WRITE_ONCE(pl->busy, NULL);
-		wake_up_all(&pl->done);
+		/* full barrier: a detach's sleep is seen, or it sees @busy */
+		if (wq_has_sleeper(&pl->done))
+			wake_up_all(&pl->done);
 		if (n)
 			did += n;
 		else
