@@ -166,7 +166,7 @@ static u32 rmawin_poller_pass(struct rmawin_poller *pl, bool *pending, u64 *idle
 	mutex_lock(&pl->lock);
 	list_for_each_entry(ring, &pl->rings, pl_node) {
 		idle = max(idle, ring->idle_ns);
-		if (ring->mm_gone || !rmawin_ring_has_work(ring) ||
+		if (ring->pl_leaving || ring->mm_gone || !rmawin_ring_has_work(ring) ||
 		    !rmawin_poller_use_mm(pl, ring))
 			continue;
 		/*
@@ -226,7 +226,7 @@ static bool rmawin_poller_sleep(struct rmawin_poller *pl, u64 reprobe_ns, atomic
 	/* pairs with the submitter's barrier between its tail and its flag read */
 	smp_mb();
 	list_for_each_entry(ring, &pl->rings, pl_node)
-		work |= !ring->mm_gone && rmawin_ring_has_work(ring);
+		work |= !ring->pl_leaving && !ring->mm_gone && rmawin_ring_has_work(ring);
 	mutex_unlock(&pl->lock);
 	if (!work)
 		atomic_long_inc(count);
@@ -429,6 +429,8 @@ void rmawin_poller_detach(struct rmawin_ring *ring)
 	 * stop and free the poller under us.
 	 */
 	mutex_lock(&pl->lock);
+	/* no pass takes it up again: else each could, while we wait for the last */
+	ring->pl_leaving = true;
 	while (pl->busy == ring) {
 		mutex_unlock(&pl->lock);
 		wait_event(pl->done, READ_ONCE(pl->busy) != ring);
