@@ -133,35 +133,6 @@ run_case "a mute member, then SIGKILL" \
 port=$((port + 10)); A=$(addrs 2)
 run_case "an accumulate answered with status -512" "$bin/victim badstatus $A" \
 	"$bin/rogue badstatus $A 1"
-# The same mute member holds the shared poller in the victim's entry; the
-# ring of another endpoint of the same user and cgroup (same poller) is set
-# up and closed meanwhile, and neither may wait for that entry.
-port=$((port + 10)); A=$(addrs 2)
-run_case "a mute member holds the poller, another ring comes and goes" \
-	"$bin/victim mute $A & v=\$!
-	 for i in \$(seq 200); do
-		for t in /proc/[0-9]*; do
-			[[ \$(cat \$t/comm 2>/dev/null) == rmawin_poll/* ]] &&
-				grep -q rmawin_ring_consume \$t/stack 2>/dev/null && break 2
-		done
-		sleep 0.1
-	 done
-	 [[ -d \$t ]] && grep -q rmawin_ring_consume \$t/stack ||
-		{ echo the poller was never seen waiting in an entry
-		  for t in /proc/[0-9]*; do
-			[[ \$(cat \$t/comm 2>/dev/null) == rmawin_poll/* ]] &&
-				{ cat \$t/comm; cat \$t/stack; }
-		  done
-		  for t in /proc/\$v/task/*; do echo victim thread \$t:; cat \$t/stack; done
-		  kill -9 \$v; exit 1; }
-	 echo poller \$(cat \$t/comm) waits in an entry of the victim
-	 $bin/victim ringcycle $vip:$((port + 5)) & c=\$!
-	 for i in \$(seq 100); do kill -0 \$c 2>/dev/null || break; sleep 0.1; done
-	 late=0; kill -0 \$c 2>/dev/null && { late=1; echo still waiting after 10 s:; cat /proc/\$c/stack; }
-	 kill -9 \$v; wait \$c; rc=\$?; wait \$v
-	 for i in \$(seq 100); do $bin/leaks.sh >/dev/null 2>&1 && break; sleep 0.1; done
-	 [[ \$late == 0 && \$rc == 0 ]]" \
-	"$bin/rogue mute $A 1 40"
 port=$((port + 10)); A=$(addrs 2)
 run_case "seed $seed: $fuzz mutated messages" "$bin/victim serve $A 20000 guards" \
 	"$bin/rogue fuzz $A 1 $seed $fuzz"
