@@ -201,6 +201,36 @@ static struct rmawin_peer *rmawin_reg_peer(struct rmawin_group *grp)
 	return NULL;
 }
 
+/* how long a killed registration waits for its queue pair before failing its peer */
+#define RMAWIN_REG_GRACE	(2 * HZ)
+
+/*
+ * Wait for a batch posted on @peer's queue pair.  The work requests point
+ * at the regions, the pages under them and @w: nothing may go before they
+ * complete, so a fatal signal cannot simply leave.  They complete within
+ * the device's time unless a send ahead of them on that queue pair is
+ * retried for ever (rnr_retry 7) against a peer that stopped taking
+ * messages.  So a killed caller waits a grace, then fails the peer and
+ * puts its queue pair in the error state, which flushes them at once.
+ * Context: endpoint lock held (the queue pair stays).
+ * Return: 0, or -EINTR if a fatal signal came.
+ */
+static int rmawin_reg_wait(struct rmawin_peer *peer, struct rmawin_reg_wait *w)
+{
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+
+	if (!wait_for_completion_killable(&w->done))
+		return 0;
+	if (!wait_for_completion_timeout(&w->done, RMAWIN_REG_GRACE)) {
+		rmawin_ep_dbg(peer->grp->ep, "rank %u holds a registration: failed\n", peer->rank);
+		rmawin_peer_fail(peer, -ETIMEDOUT);
+		/* now, not in the fail work: that one does not run in a dying group */
+		ib_modify_qp(peer->qp, &attr, IB_QP_STATE);
+		wait_for_completion(&w->done);
+	}
+	return -EINTR;
+}
+
 /**
  * rmawin_reg_mrs() - fast-register memory regions, and wait for it
  * @grp: the group, with a connected peer: its queue pair posts them
@@ -208,8 +238,9 @@ static struct rmawin_peer *rmawin_reg_peer(struct rmawin_group *grp)
  * @n: how many, at most RMAWIN_REG_BATCH
  * @access: IB_ACCESS_* they grant
  *
- * Context: process context; sleeps.
- * Return: 0; -ECONNRESET with no peer connected; -ENOMEM; the post's error; the
+ * Context: process context; sleeps, killably (rmawin_reg_wait()).
+ * Return: 0; -EINTR on a fatal signal; -ECONNRESET with no peer connected;
+ * -ENOMEM; the post's error; the
  * peer's error (-EPROTO for one cut off, else -ECONNRESET) if it failed
  * while its queue pair held the registration, which then was flushed;
  * -EIO for a registration the device refused.
@@ -249,9 +280,8 @@ int rmawin_reg_mrs(struct rmawin_group *grp, struct ib_mr **mrs, u32 n, int acce
 		wr->access = access;
 	}
 	ret = rmawin_post_send(peer->qp, &wrs[0].wr, false);
-	/* the device completes it or the QP's teardown flushes it: no timeout */
 	if (!ret)
-		wait_for_completion(&w.done);
+		ret = rmawin_reg_wait(peer, &w);
 	kfree(wrs);
 	if (ret)
 		return ret;

@@ -34,6 +34,9 @@
  *   badstatus    as a member, answers the victim's fetch_and_op with a
  *                status no target sends (-ERESTARTSYS): cut off, and the
  *                victim's call gets -EPROTO, never that errno
+ *   stall        as a member, joins a fence, then takes messages without
+ *                posting receives for more: the victim's sends beyond them
+ *                are retried for ever, and what its queue pair holds waits
  *   lateack      rank 0, the victim's responder: takes the victim's proof but
  *                sends no welcome and drops it 4 s later, as a responder
  *                whose proof timeout ran out; the victim must send nothing
@@ -41,7 +44,7 @@
  *
  * This file holds main() and the attacks on the handshake; the attacks of
  * a member that proved itself (msgs, fuzz, notify, barrier4, mute,
- * badstatus) are in
+ * badstatus, stall) are in
  * rogue_member.c, the connection layer in rogue_conn.c.
  */
 #include <endian.h>
@@ -529,6 +532,8 @@ int main(int argc, char **argv)
 		ret = case_mute(atoi(argv[4]));
 	else if (!strcmp(what, "badstatus"))
 		ret = case_badstatus();
+	else if (!strcmp(what, "stall") && argc > 4)
+		ret = case_stall(atoi(argv[4]));
 	else if (!strcmp(what, "lateack"))
 		ret = case_lateack();
 	else

@@ -63,6 +63,7 @@ struct rg_conn {
 	uint8_t auth[RMAWIN_MAC_LEN];	/* what it said */
 	struct rg_win win[4];	/* by window handle */
 	bool dead;		/* a send or receive failed, or the CM said so */
+	bool no_repost;		/* messages taken are not replaced by new receives */
 };
 
 /* The group as the rogue sees it. */

@@ -29,5 +29,6 @@ int case_notify(long count);
 int case_barrier4(void);
 int case_mute(int secs);
 int case_badstatus(void);
+int case_stall(int secs);
 
 #endif /* RMAWIN_ROGUE_ATTACK_H */

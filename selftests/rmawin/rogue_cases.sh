@@ -133,6 +133,29 @@ run_case "a mute member, then SIGKILL" \
 port=$((port + 10)); A=$(addrs 2)
 run_case "an accumulate answered with status -512" "$bin/victim badstatus $A" \
 	"$bin/rogue badstatus $A 1"
+# A member whose receive queue runs dry: the victim's sends to it are
+# retried for ever, and a window's registration, posted on its queue pair,
+# waits behind them.  SIGKILL must end the victim within seconds (the
+# registration's wait is killable; its memory stays until the peer's
+# queue pair, failed, flushes it), and what it held must go.
+port=$((port + 10)); A=$(addrs 2)
+run_case "a member takes no more messages; a registration waits, then SIGKILL" \
+	"$bin/victim regstall $A & v=\$!
+	 in_reg() { grep -qE 'rmawin_(reg_|win_register)' /proc/\$v/stack 2>/dev/null; }
+	 for i in \$(seq 300); do in_reg && break; sleep 0.1; done
+	 in_reg || { echo the victim was never seen in a registration; cat /proc/\$v/stack
+		     kill -9 \$v; wait \$v; exit 1; }
+	 echo the victim waits in a registration; sleep 1; in_reg || exit 1; kill -9 \$v
+	 for i in \$(seq 100); do
+		s=\$(awk '{ print \$3 }' /proc/\$v/stat 2>/dev/null)
+		[[ -z \$s || \$s == Z ]] && break
+		sleep 0.1
+	 done
+	 [[ -z \$s || \$s == Z ]] || { echo victim alive 10 s after SIGKILL; cat /proc/\$v/stack; exit 1; }
+	 wait \$v; echo victim gone after SIGKILL
+	 for i in \$(seq 100); do $bin/leaks.sh >/dev/null 2>&1 && { echo released; exit 0; }; sleep 0.1; done
+	 $bin/leaks.sh; echo its endpoint still held 10 s after it died; exit 1" \
+	"$bin/rogue stall $A 1 40"
 port=$((port + 10)); A=$(addrs 2)
 run_case "seed $seed: $fuzz mutated messages" "$bin/victim serve $A 20000 guards" \
 	"$bin/rogue fuzz $A 1 $seed $fuzz"

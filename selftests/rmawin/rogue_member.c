@@ -722,6 +722,32 @@ int case_mute(int secs)
 }
 
 /*
+ * A member whose receive queue runs dry: it joins, passes the victim's
+ * first fence, then takes the messages it has receives for and posts no
+ * more.  The victim's next send is retried for ever (rnr_retry 7), and
+ * every work request behind it on our queue pair waits: the victim must
+ * still be able to die at once, whatever it waits for there.
+ */
+int case_stall(int secs)
+{
+	struct rg_conn c;
+	int ret, t;
+
+	member_win_len = 4096;
+	ret = member_join(&c);
+	if (ret)
+		return SAY("stall: join: %s", strerror(-ret)), 1;
+	c.no_repost = true;
+	ret = rg_send(&c, RMAWIN_MSG_BARRIER, 0, NULL, 0);
+	for (t = 0; t < secs * 10 && !c.dead; t++)
+		rg_poll(&c, 100);
+	SAY("stall: %lu messages taken, then no receive posted; %s", c.nrecv,
+	    c.dead ? "the victim ended the connection" : "still connected");
+	rg_close(&c);
+	return ret;
+}
+
+/*
  * A member that answers an accumulate with a status no honest target
  * sends: only 0 and -EAGAIN (a lock it could not take at once) exist.
  * -ERESTARTSYS (-512), passed up, would make the victim's kernel restart

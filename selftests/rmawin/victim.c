@@ -23,6 +23,10 @@
  *   victim badstatus ADDRS
  *	rank 0: a fence, a fetch_and_op to the rogue, which answers it with
  *	status -512; the fence that completes it must say -EPROTO
+ *   victim regstall ADDRS
+ *	rank 0: a fence, then fetch_and_ops to a rogue that takes no more
+ *	messages, then a second window, whose registration waits behind
+ *	them; the test kills it there
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -348,6 +352,42 @@ static int do_badstatus(const char *addrs)
 	return 0;
 }
 
+/*
+ * The rogue posts no receives after the fence: our fetch_and_ops beyond
+ * its receive queue (64, one taken by the fence's message; our accumulate
+ * window lets 64 go out unanswered) are retried for ever on its queue
+ * pair, and a second window's registration, which goes out on that queue
+ * pair too (any connected peer's will do), waits behind them.  The test
+ * kills us there.
+ */
+static int do_regstall(const char *addrs)
+{
+	static uint64_t one = 1, old[64];
+	static uint8_t w2[4096];
+	struct rmawin_win *win, *win2;
+	struct rmawin_ep *ep;
+	uint8_t *w;
+	int i, ret;
+
+	if (open_rank(0, addrs, 60000, &ep) || !(w = guarded()) ||
+	    rmawin_win_create(ep, w, VICTIM_WIN, 1, 0, &win) || rmawin_fence(win, 0))
+		return 1;
+	for (i = 0; i < 64; i++) {
+		ret = rmawin_fetch_and_op(win, &one, &old[i], RMAWIN_UINT64, 1, 0, RMAWIN_SUM);
+		if (ret) {
+			fprintf(stderr, "victim: regstall: fetch_and_op %d: %s\n", i,
+				rmawin_strerror(ret));
+			return 2;
+		}
+	}
+	printf("victim: 64 fetch_and_ops to a rogue that takes 63; a second window\n");
+	fflush(stdout);
+	ret = rmawin_win_create(ep, w2, sizeof(w2), 1, 0, &win2);
+	printf("victim: regstall: the second window: %s, but we should be dead\n",
+	       rmawin_strerror(ret));
+	return 3;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc >= 6 && !strcmp(argv[1], "join"))
@@ -362,6 +402,8 @@ int main(int argc, char **argv)
 		return do_mute(argv[2]);
 	if (argc >= 3 && !strcmp(argv[1], "badstatus"))
 		return do_badstatus(argv[2]);
-	fprintf(stderr, "usage: victim join|serve|notify|barrier4|mute|badstatus ...\n");
+	if (argc >= 3 && !strcmp(argv[1], "regstall"))
+		return do_regstall(argv[2]);
+	fprintf(stderr, "usage: victim join|serve|notify|barrier4|mute|badstatus|regstall ...\n");
 	return 2;
 }
