@@ -651,10 +651,9 @@ uint8_t *rg_rdma_buf(struct rg_conn *c)
 }
 
 /*
- * Our descriptor of window @win: @length bytes (at most a page, in one
- * region whose key opens nothing: the victim's accumulates reach us by
- * message, and what it reads or writes by RDMA fails, which is its own
- * business), or nothing exposed.
+ * Our descriptor of window @win: @length bytes (at most a page: our RDMA
+ * buffer, in one region; the victim's accumulates reach us by message,
+ * its puts and gets by RDMA), or nothing exposed.
  */
 int rg_win_desc_len(struct rg_conn *c, uint32_t win, uint64_t length)
 {
@@ -669,10 +668,17 @@ int rg_win_desc_len(struct rg_conn *c, uint32_t win, uint64_t length)
 	m.d.length = htole64(length);
 	if (!length)
 		return rg_send(c, RMAWIN_MSG_WIN_DESC, win, &m.d, sizeof(m.d));
+	/*
+	 * A real key: a put to one that does not exist would have our queue
+	 * pair fail the victim's, and its operations queued behind would all
+	 * fail at once (the mute case's second thread, when it ran first).
+	 */
+	if (length > 4096)
+		return -EINVAL;
 	m.d.nmrs = htole32(1);
 	m.d.count = htole32(1);
-	m.mr.iova = htole64(0x10000);
-	m.mr.rkey = htole32(0x1234);
+	m.mr.iova = htole64((uintptr_t)(c->buf + RG_RDMA_OFF));
+	m.mr.rkey = htole32(c->mr->rkey);
 	return rg_send(c, RMAWIN_MSG_WIN_DESC, win, &m, sizeof(m));
 }
 
