@@ -21,7 +21,9 @@
  * process's round trips do not stall the others' rings.  An operation
  * still waits for room (send queue slots, bounce buffers) that the
  * network holds, bounded by it and ended by the owner's close; rings of
- * one user and cgroup accept that from one another.  An accumulate that
+ * one user and cgroup accept that their entries wait meanwhile.  Their
+ * owners do not: the thread consumes a ring without its own lock, so
+ * they attach, detach and close as they like.  An accumulate that
  * goes to its target's kernel and takes more than a round trip (a long one
  * in fragments, one through the inbox) would wait here for the answers:
  * librmawin issues those by ioctl instead (Documentation/ring.rst).
@@ -77,8 +79,12 @@
  * @euid: the effective user of the processes it serves
  * @nrings: rings attached, and rings being detached, under rmawin_pollers_lock
  * @task: the thread
- * @lock: @rings; the thread holds it for each pass over them
+ * @lock: @rings and @busy; the thread holds it for each pass over them,
+ *	but for the time it consumes one ring
  * @rings: the rings it consumes, by &rmawin_ring.pl_node
+ * @busy: the ring the thread consumes with @lock dropped, or NULL: it
+ *	stays on @rings until then
+ * @done: rmawin_poller_detach() of @busy waits here for the pass to leave it
  * @wait: the sleeping thread waits here for @kicked
  * @kicked: a doorbell (or a new ring) wants the thread awake
  * @reprobe_at: local_clock() from which a doorbell that ran its entries
@@ -94,8 +100,10 @@ struct rmawin_poller {
 	kuid_t euid;
 	u32 nrings;
 	struct task_struct *task;
-	struct mutex lock;		/* rings */
+	struct mutex lock;		/* rings, busy */
 	struct list_head rings;
+	struct rmawin_ring *busy;
+	wait_queue_head_t done;
 	wait_queue_head_t wait;
 	bool kicked;
 	u64 reprobe_at;
@@ -158,9 +166,16 @@ static u32 rmawin_poller_pass(struct rmawin_poller *pl, bool *pending, u64 *idle
 	mutex_lock(&pl->lock);
 	list_for_each_entry(ring, &pl->rings, pl_node) {
 		idle = max(idle, ring->idle_ns);
-		if (ring->mm_gone || !rmawin_ring_has_work(ring) ||
+		if (ring->pl_leaving || ring->mm_gone || !rmawin_ring_has_work(ring) ||
 		    !rmawin_poller_use_mm(pl, ring))
 			continue;
+		/*
+		 * An entry may wait for room the network holds: meanwhile the
+		 * owners of the other rings attach, detach and close at will.
+		 * The ring itself stays on the list until we are back.
+		 */
+		WRITE_ONCE(pl->busy, ring);
+		mutex_unlock(&pl->lock);
 		t0 = local_clock();
 		old_memcg = set_active_memcg(ring->ep->memcg);
 		/* faults and copies in the owner's name: quotas, FUSE, rlimits */
@@ -169,6 +184,11 @@ static u32 rmawin_poller_pass(struct rmawin_poller *pl, bool *pending, u64 *idle
 		revert_creds(old_cred);
 		set_active_memcg(old_memcg);
 		rmawin_count(ring->ep, RMAWIN_CNT_POLL_NS, local_clock() - t0);
+		mutex_lock(&pl->lock);
+		WRITE_ONCE(pl->busy, NULL);
+		/* full barrier: a detach's sleep is seen, or it sees @busy */
+		if (wq_has_sleeper(&pl->done))
+			wake_up_all(&pl->done);
 		if (n)
 			did += n;
 		else
@@ -206,7 +226,7 @@ static bool rmawin_poller_sleep(struct rmawin_poller *pl, u64 reprobe_ns, atomic
 	/* pairs with the submitter's barrier between its tail and its flag read */
 	smp_mb();
 	list_for_each_entry(ring, &pl->rings, pl_node)
-		work |= !ring->mm_gone && rmawin_ring_has_work(ring);
+		work |= !ring->pl_leaving && !ring->mm_gone && rmawin_ring_has_work(ring);
 	mutex_unlock(&pl->lock);
 	if (!work)
 		atomic_long_inc(count);
@@ -312,6 +332,7 @@ static struct rmawin_poller *rmawin_poller_create(void)
 	mutex_init(&pl->lock);
 	INIT_LIST_HEAD(&pl->rings);
 	init_waitqueue_head(&pl->wait);
+	init_waitqueue_head(&pl->done);
 	task = kthread_create(rmawin_poller_thread, pl, "rmawin_poll/%u", pl->id);
 	if (IS_ERR(task)) {
 		kfree(pl);
@@ -383,7 +404,8 @@ int rmawin_poller_attach(struct rmawin_ring *ring)
  * poller stops its thread.  Safe to call twice.
  *
  * Context: process context, the ring's endpoint lock not held (the poller
- * may be waiting for it to finish a pass).
+ * may be consuming the ring), and its waits ended (a closing endpoint or a
+ * dead device).
  */
 void rmawin_poller_detach(struct rmawin_ring *ring)
 {
@@ -400,11 +422,20 @@ void rmawin_poller_detach(struct rmawin_ring *ring)
 	mutex_unlock(&rmawin_pollers_lock);
 
 	/*
-	 * Waits for a pass over the ring to end.  The ring still counts in
-	 * @pl->nrings here, so that the detach of the poller's last other
-	 * ring, running meanwhile, cannot stop and free the poller under us.
+	 * Waits for the pass to leave this ring, if it is in it (the
+	 * owner's release has ended its waits), not for a pass over the
+	 * others.  The ring still counts in @pl->nrings here, so that the
+	 * detach of the poller's last other ring, running meanwhile, cannot
+	 * stop and free the poller under us.
 	 */
 	mutex_lock(&pl->lock);
+	/* no pass takes it up again: else each could, while we wait for the last */
+	ring->pl_leaving = true;
+	while (pl->busy == ring) {
+		mutex_unlock(&pl->lock);
+		wait_event(pl->done, READ_ONCE(pl->busy) != ring);
+		mutex_lock(&pl->lock);
+	}
 	list_del_init(&ring->pl_node);
 	mutex_unlock(&pl->lock);
 

@@ -43,6 +43,9 @@ struct rmawin_poller;
  * @pl: the poller consuming the ring, until rmawin_ring_stop(); RCU, so
  *	that a doorbell can wake it without a lock
  * @pl_node: in the poller's list, under its lock
+ * @pl_leaving: being detached, under the poller's lock: the poller skips
+ *	it, so that its detach, waiting for the consume under way to end,
+ *	is not outrun by the next one
  */
 struct rmawin_ring {
 	struct rmawin_ep *ep;
@@ -67,6 +70,7 @@ struct rmawin_ring {
 	bool mm_gone;
 	struct rmawin_poller __rcu *pl;
 	struct list_head pl_node;
+	bool pl_leaving;
 };
 
 /* ring.c, for the poller */

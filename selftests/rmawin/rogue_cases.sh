@@ -156,6 +156,42 @@ run_case "a member takes no more messages; a registration waits, then SIGKILL" \
 	 for i in \$(seq 100); do $bin/leaks.sh >/dev/null 2>&1 && { echo released; exit 0; }; sleep 0.1; done
 	 $bin/leaks.sh; echo its endpoint still held 10 s after it died; exit 1" \
 	"$bin/rogue stall $A 1 40"
+# The same mute member holds the shared poller in the victim's entry; the
+# ring of another endpoint of the same user and cgroup (same poller) is set
+# up and closed meanwhile, and neither may wait for that entry.
+port=$((port + 10)); A=$(addrs 2)
+run_case "a mute member holds the poller, another ring comes and goes" \
+	"pollers() {	# the poller threads, by builtins alone: forks are slow under KASAN
+		local t c
+		for t in /proc/[0-9]*; do
+			read -r c <\$t/comm && [[ \$c == rmawin_poll/* ]] && echo \$t
+		done 2>/dev/null
+	 }
+	 stacks() {
+		local t
+		for t in \$(pollers) \$(for p; do echo /proc/\$p/task/*; done); do
+			echo \$t \$(cat \$t/comm 2>/dev/null):; cat \$t/stack 2>/dev/null
+		done
+	 }
+	 $bin/victim mute $A & v=\$!
+	 for i in \$(seq 200); do
+		for t in \$(pollers); do grep -q rmawin_ring_consume \$t/stack && break 2; done
+		sleep 0.1
+	 done
+	 grep -q rmawin_ring_consume \$t/stack 2>/dev/null ||
+		{ echo the poller was never seen waiting in an entry; stacks \$v; kill -9 \$v; exit 1; }
+	 echo poller \$(cat \$t/comm) waits in an entry of the victim
+	 $bin/victim ringcycle $vip:$((port + 5)) & c=\$!
+	 for i in \$(seq 100); do kill -0 \$c 2>/dev/null || break; sleep 0.1; done
+	 late=0; kill -0 \$c 2>/dev/null && { late=1; echo still waiting after 10 s:; stacks \$c; }
+	 kill -9 \$v
+	 for i in \$(seq 300); do { kill -0 \$c || kill -0 \$v; } 2>/dev/null || break; sleep 0.1; done
+	 { kill -0 \$c || kill -0 \$v; } 2>/dev/null &&
+		{ echo still there 30 s after the SIGKILL:; stacks \$c \$v; exit 1; }
+	 wait \$c; rc=\$?; wait \$v
+	 for i in \$(seq 100); do $bin/leaks.sh >/dev/null 2>&1 && break; sleep 0.1; done
+	 [[ \$late == 0 && \$rc == 0 ]]" \
+	"$bin/rogue mute $A 1 40"
 port=$((port + 10)); A=$(addrs 2)
 run_case "seed $seed: $fuzz mutated messages" "$bin/victim serve $A 20000 guards" \
 	"$bin/rogue fuzz $A 1 $seed $fuzz"

@@ -27,6 +27,9 @@
  *	rank 0: a fence, then fetch_and_ops to a rogue that takes no more
  *	messages, then a second window, whose registration waits behind
  *	them; the test kills it there
+ *   victim ringcycle ADDR
+ *	a group of one on ADDR: a ring set up, mapped and closed, which the
+ *	same poller as mute's serves; it must not wait for mute's entries
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -388,6 +391,38 @@ static int do_regstall(const char *addrs)
 	return 3;
 }
 
+/*
+ * Another endpoint of the same user and cgroup as mute's: its ring joins
+ * the poller that waits in mute's entry, and goes again with the
+ * endpoint's close.  Neither may wait for that entry.
+ */
+static int do_ringcycle(const char *addr)
+{
+	struct rmawin_ring_setup rs = { .size = sizeof(rs), .sq_entries = 64 };
+	struct rmawin_ep *ep;
+	void *ring;
+	int ret;
+
+	setenv("RMAWIN_NO_RING", "1", 1);
+	ret = open_rank(0, addr, 20000, &ep);
+	if (ret) {
+		fprintf(stderr, "victim: ringcycle: open: %s\n", rmawin_strerror(ret));
+		return 1;
+	}
+	if (ioctl(rmawin_ep_fd(ep), RMAWIN_IOC_RING_SETUP, &rs)) {
+		fprintf(stderr, "victim: ringcycle: RING_SETUP: %s\n", strerror(errno));
+		return 2;
+	}
+	ring = mmap(NULL, rs.mmap_len, PROT_READ | PROT_WRITE, MAP_SHARED, rmawin_ep_fd(ep),
+		    rs.mmap_offset);
+	if (ring == MAP_FAILED)
+		return 3;
+	munmap(ring, rs.mmap_len);
+	ret = rmawin_ep_close(ep);
+	printf("victim: ringcycle: a ring set up, mapped and closed (close: %d)\n", ret);
+	return ret ? 4 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc >= 6 && !strcmp(argv[1], "join"))
@@ -404,6 +439,9 @@ int main(int argc, char **argv)
 		return do_badstatus(argv[2]);
 	if (argc >= 3 && !strcmp(argv[1], "regstall"))
 		return do_regstall(argv[2]);
-	fprintf(stderr, "usage: victim join|serve|notify|barrier4|mute|badstatus|regstall ...\n");
+	if (argc >= 3 && !strcmp(argv[1], "ringcycle"))
+		return do_ringcycle(argv[2]);
+	fprintf(stderr, "usage: victim join|serve|notify|barrier4|mute|badstatus|regstall|"
+		"ringcycle ...\n");
 	return 2;
 }
