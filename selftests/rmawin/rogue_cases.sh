@@ -48,6 +48,32 @@ run_case() {
 	victim && check "$name: nothing leaked" "$bin/leaks.sh"
 }
 
+# killed_and_released PID, in a victim command, of a victim it started: a
+# SIGKILL must end that victim within 10 s, and its endpoint must be
+# released within 10 s more.
+killed_and_released() {
+	local v=$1 s i
+	kill -9 "$v"
+	for i in $(seq 100); do
+		s=$(awk '{ print $3 }' "/proc/$v/stat" 2>/dev/null)
+		[[ -z $s || $s == Z ]] && break
+		sleep 0.1
+	done
+	[[ -z $s || $s == Z ]] ||
+		{ echo victim alive 10 s after SIGKILL; cat "/proc/$v/stack"; return 1; }
+	wait "$v"
+	echo victim gone after SIGKILL
+	for i in $(seq 100); do
+		"$bin/leaks.sh" >/dev/null 2>&1 && { echo released; return 0; }
+		sleep 0.1
+	done
+	"$bin/leaks.sh"
+	echo its endpoint still held 10 s after it died
+	return 1
+}
+export -f killed_and_released
+export bin
+
 counter() {
 	awk -v k="$1" '$1 == k { print $2 }' /sys/kernel/debug/rmawin/stats
 }
@@ -117,16 +143,7 @@ run_case "a forged barrier round" \
 # it held must go too while the mute member stays connected.
 port=$((port + 10)); A=$(addrs 2)
 run_case "a mute member, then SIGKILL" \
-	"$bin/victim mute $A & v=\$!; sleep 15; kill -9 \$v
-	 for i in \$(seq 100); do
-		s=\$(awk '{ print \$3 }' /proc/\$v/stat 2>/dev/null)
-		[[ -z \$s || \$s == Z ]] && break
-		sleep 0.1
-	 done
-	 [[ -z \$s || \$s == Z ]] || { echo victim alive 10 s after SIGKILL; cat /proc/\$v/stack; exit 1; }
-	 wait \$v; echo victim gone after SIGKILL
-	 for i in \$(seq 100); do $bin/leaks.sh 2>/dev/null && { echo released; exit 0; }; sleep 0.1; done
-	 $bin/leaks.sh; echo its endpoint still held 10 s after it died; exit 1" \
+	"$bin/victim mute $A & v=\$!; sleep 15; killed_and_released \$v" \
 	"$bin/rogue mute $A 1 40"
 # A reply whose status no target sends (-ERESTARTSYS would make the
 # victim's kernel restart its system call): cut off, the victim told -EPROTO.
@@ -145,16 +162,9 @@ run_case "a member takes no more messages; a registration waits, then SIGKILL" \
 	 for i in \$(seq 300); do in_reg && break; sleep 0.1; done
 	 in_reg || { echo the victim was never seen in a registration; cat /proc/\$v/stack
 		     kill -9 \$v; wait \$v; exit 1; }
-	 echo the victim waits in a registration; sleep 1; in_reg || exit 1; kill -9 \$v
-	 for i in \$(seq 100); do
-		s=\$(awk '{ print \$3 }' /proc/\$v/stat 2>/dev/null)
-		[[ -z \$s || \$s == Z ]] && break
-		sleep 0.1
-	 done
-	 [[ -z \$s || \$s == Z ]] || { echo victim alive 10 s after SIGKILL; cat /proc/\$v/stack; exit 1; }
-	 wait \$v; echo victim gone after SIGKILL
-	 for i in \$(seq 100); do $bin/leaks.sh >/dev/null 2>&1 && { echo released; exit 0; }; sleep 0.1; done
-	 $bin/leaks.sh; echo its endpoint still held 10 s after it died; exit 1" \
+	 echo the victim waits in a registration; sleep 1
+	 in_reg || { echo it left the registration; kill -9 \$v; exit 1; }
+	 killed_and_released \$v" \
 	"$bin/rogue stall $A 1 40"
 # The same mute member holds the shared poller in the victim's entry; the
 # ring of another endpoint of the same user and cgroup (same poller) is set
