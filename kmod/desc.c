@@ -12,6 +12,7 @@
  * agree with the first, the regions must cover exactly the window, and
  * nothing is allocated beyond RMAWIN_WIN_MAX_MRS regions.
  */
+#include <linux/math64.h>
 #include <linux/slab.h>
 #include <linux/overflow.h>
 
@@ -140,9 +141,13 @@ static int rmawin_desc_start(struct rmawin_remote *r, const struct rmawin_wire_d
 	if (d->flags & ~cpu_to_le32(RMAWIN_WIRE_DESC_INBOX) ||
 	    (!d->flags && (d->inbox_rkey || d->inbox)))
 		return -EPROTO;
-	/* exactly the regions that cover the window: every offset finds one */
+	/*
+	 * Exactly the regions that cover the window: every offset finds one.
+	 * The chunk may exceed 32 bits: a 64-bit divisor (do_div() would
+	 * truncate it, and a multiple of 2^32 divided by zero).
+	 */
 	if (nmrs > RMAWIN_WIN_MAX_MRS ||
-	    nmrs != (length ? DIV_ROUND_UP_ULL(page_off + length, chunk) : 0))
+	    nmrs != (length ? DIV64_U64_ROUND_UP(page_off + length, chunk) : 0))
 		return -EPROTO;
 	r->length = length;
 	r->chunk = chunk;

@@ -48,9 +48,9 @@ int rmawin_user_writable(void __user *p, u64 len)
 
 /*
  * Put and get: the whole origin is checked now, before anything of the
- * batch is issued: a small one is only touched by copies (late, for a
- * get), a large one is pinned piece by piece while earlier pieces are
- * already sent.
+ * batch is issued (-EFAULT; -ENOMEM for more than could ever be pinned):
+ * a small one is only touched by copies (late, for a get), a large one is
+ * pinned piece by piece while earlier pieces are already sent.
  */
 int rmawin_rma_check(const struct rmawin_op_desc *op)
 {
@@ -60,6 +60,14 @@ int rmawin_rma_check(const struct rmawin_op_desc *op)
 		return 0;
 	if (!access_ok(origin, op->len))
 		return -EFAULT;
+	/*
+	 * More pages than the machine has can never be pinned (the origin
+	 * of a whole window that a peer says has 2^40 bytes): refused before
+	 * the range is faulted in page by page, which would take 2^28 faults
+	 * and their page tables, and could not be interrupted.
+	 */
+	if (PFN_UP(op->len) > totalram_pages())
+		return -ENOMEM;
 	if (op->opcode == RMAWIN_OP_GET ? rmawin_user_writable(origin, op->len) :
 					  fault_in_readable(origin, op->len))
 		return -EFAULT;

@@ -11,6 +11,7 @@
  * that means the same window on every rank.  A rank whose creation fails
  * still sends a descriptor, marked failed, so nobody waits forever.
  */
+#include <linux/math64.h>
 #include <linux/slab.h>
 #include <linux/mm.h>
 #include <linux/uaccess.h>
@@ -320,7 +321,7 @@ static int rmawin_win_register_blocks(struct rmawin_win *win)
 	u32 i, n;
 	int ret;
 
-	n = DIV_ROUND_UP_ULL(rmawin_win_block_off(win) + win->length, chunk);
+	n = DIV64_U64_ROUND_UP(rmawin_win_block_off(win) + win->length, chunk);
 	/* more regions than a peer accepts in a descriptor */
 	if (n > RMAWIN_WIN_MAX_MRS)
 		return -EFBIG;

@@ -37,6 +37,9 @@
  *   stall        as a member, joins a fence, then takes messages without
  *                posting receives for more: the victim's sends beyond them
  *                are retried for ever, and what its queue pair holds waits
+ *   huge         as a member, says its window has 2^40 bytes: the victim's
+ *                put and get of all of it fail (-ENOMEM) before its kernel
+ *                sizes anything by them, and nothing reaches us
  *   lateack      rank 0, the victim's responder: takes the victim's proof but
  *                sends no welcome and drops it 4 s later, as a responder
  *                whose proof timeout ran out; the victim must send nothing
@@ -44,7 +47,7 @@
  *
  * This file holds main() and the attacks on the handshake; the attacks of
  * a member that proved itself (msgs, fuzz, notify, barrier4, mute,
- * badstatus, stall) are in
+ * badstatus, stall, huge) are in
  * rogue_member.c, the connection layer in rogue_conn.c.
  */
 #include <endian.h>
@@ -534,6 +537,8 @@ int main(int argc, char **argv)
 		ret = case_badstatus();
 	else if (!strcmp(what, "stall") && argc > 4)
 		ret = case_stall(atoi(argv[4]));
+	else if (!strcmp(what, "huge"))
+		ret = case_huge();
 	else if (!strcmp(what, "lateack"))
 		ret = case_lateack();
 	else

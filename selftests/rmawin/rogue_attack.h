@@ -30,5 +30,6 @@ int case_barrier4(void);
 int case_mute(int secs);
 int case_badstatus(void);
 int case_stall(int secs);
+int case_huge(void);
 
 #endif /* RMAWIN_ROGUE_ATTACK_H */

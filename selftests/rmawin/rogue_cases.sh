@@ -207,6 +207,17 @@ run_case "a mute member holds the poller, another ring comes and goes" \
 	 for i in \$(seq 100); do $bin/leaks.sh >/dev/null 2>&1 && break; sleep 0.1; done
 	 [[ \$late == 0 && \$rc == 0 ]]" \
 	"$bin/rogue mute $A 1 40"
+# A member whose window claims 2^40 bytes (RMAWIN_WIN_MAX), more than the
+# victim's machine has: a put and a get of all of it are refused (-ENOMEM)
+# before the victim's kernel sizes anything by them (its page arrays would
+# take 2 GiB, past kvmalloc's limit, which warns), and nothing reaches the
+# rogue.
+port=$((port + 10)); A=$(addrs 2)
+run_case "a window that claims 2^40 bytes: a put and a get of all of it" \
+	"w=\$(dmesg | grep -c 'WARNING:'); $bin/victim huge $A || exit 1
+	 n=\$(dmesg | grep -c 'WARNING:')
+	 [[ \$n == \$w ]] || { echo the kernel warned; dmesg | tail -40; exit 1; }" \
+	"$bin/rogue huge $A 1"
 port=$((port + 10)); A=$(addrs 2)
 run_case "seed $seed: $fuzz mutated messages" "$bin/victim serve $A 20000 guards" \
 	"$bin/rogue fuzz $A 1 $seed $fuzz"

@@ -653,7 +653,9 @@ uint8_t *rg_rdma_buf(struct rg_conn *c)
 /*
  * Our descriptor of window @win: @length bytes (at most a page: our RDMA
  * buffer, in one region; the victim's accumulates reach us by message,
- * its puts and gets by RDMA), or nothing exposed.
+ * its puts and gets by RDMA), or nothing exposed.  Above a page, up to
+ * RMAWIN_WIN_MAX (2^40): a lie, one region of that length under our
+ * page's key (the case "huge"; nothing may be sent to it).
  */
 int rg_win_desc_len(struct rg_conn *c, uint32_t win, uint64_t length)
 {
@@ -663,7 +665,7 @@ int rg_win_desc_len(struct rg_conn *c, uint32_t win, uint64_t length)
 	} m;
 
 	memset(&m, 0, sizeof(m));
-	m.d.chunk = htole64(4096);
+	m.d.chunk = htole64(length > 4096 ? length : 4096);
 	m.d.disp_unit = htole32(1);
 	m.d.length = htole64(length);
 	if (!length)
@@ -673,7 +675,7 @@ int rg_win_desc_len(struct rg_conn *c, uint32_t win, uint64_t length)
 	 * pair fail the victim's, and its operations queued behind would all
 	 * fail at once (the mute case's second thread, when it ran first).
 	 */
-	if (length > 4096)
+	if (length > (1ULL << 40))
 		return -EINVAL;
 	m.d.nmrs = htole32(1);
 	m.d.count = htole32(1);

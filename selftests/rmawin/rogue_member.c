@@ -779,3 +779,36 @@ int case_badstatus(void)
 	rg_close(&c);
 	return 0;
 }
+
+/*
+ * A member whose window descriptor claims 2^40 bytes (RMAWIN_WIN_MAX, one
+ * region under its one real page's key), more than the victim's machine
+ * has: the victim's put and get of the whole of it must fail before its
+ * kernel sizes anything by them, and nothing may reach our page.
+ */
+int case_huge(void)
+{
+	struct rg_conn c;
+	uint8_t *b;
+	int ret, i, bad = 0;
+
+	member_win_len = 1ULL << 40;
+	ret = member_join(&c);
+	if (ret)
+		return SAY("huge: join: %s", strerror(-ret)), 1;
+	b = rg_rdma_buf(&c);
+	memset(b, 0x5a, 4096);
+	ret = member_until_closed(&c, 30000);
+	for (i = 0; i < 4096; i++)
+		bad += b[i] != 0x5a;
+	if (ret)
+		BAD("huge: the victim's fence never came");
+	if (bad)
+		BAD("huge: %d bytes of our page were written", bad);
+	if (c.nacc)
+		BAD("huge: %lu accumulates came", c.nacc);
+	if (!ret && !bad && !c.nacc)
+		SAY("huge: the victim's fence came, nothing else reached us");
+	rg_close(&c);
+	return 0;
+}

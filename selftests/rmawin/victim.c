@@ -27,6 +27,10 @@
  *	rank 0: a fence, then fetch_and_ops to a rogue that takes no more
  *	messages, then a second window, whose registration waits behind
  *	them; the test kills it there
+ *   victim huge ADDRS
+ *	rank 0: a fence, then a put and a get of the whole 2^40 bytes that the
+ *	rogue's window claims, from unmapped and from reserved memory: all
+ *	-ENOMEM, its page tables and memory as they were
  *   victim ringcycle ADDR
  *	a group of one on ADDR: a ring set up, mapped and closed, which the
  *	same poller as mute's serves; it must not wait for mute's entries
@@ -423,6 +427,83 @@ static int do_ringcycle(const char *addr)
 	return ret ? 4 : 0;
 }
 
+/* A put and a get of @len bytes from @buf to the rogue: both must say @want. */
+static int huge_pair(struct rmawin_win *win, void *buf, uint64_t len, int want,
+		     const char *what)
+{
+	int put = rmawin_put(win, buf, len, 1, 0), get = rmawin_get(win, buf, len, 1, 0);
+
+	if (put != want || get != want) {
+		fprintf(stderr, "victim: a put and a get of 2^40 bytes %s: %d (%s) and %d (%s), "
+			"want %d\n", what, put, rmawin_strerror(put), get, rmawin_strerror(get),
+			want);
+		return 1;
+	}
+	printf("victim: a put and a get of 2^40 bytes %s: %d (%s)\n", what, want,
+	       rmawin_strerror(want));
+	return 0;
+}
+
+/* The process's page tables, in KiB (VmPTE), or -1 */
+static long vm_pte_kib(void)
+{
+	char line[128];
+	long kib = -1;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmPTE: %ld kB", &kib) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return kib;
+}
+
+/*
+ * The rogue's window says it has 2^40 bytes.  A put and a get of all of
+ * it are -ENOMEM, from memory mostly unmapped and from 2^40 bytes mapped
+ * but never touched (reserved address space) alike: more pages than the
+ * machine has can never be pinned, and the kernel must refuse them before
+ * it faults the range in page by page (2^28 faults, and their page tables)
+ * or sizes anything by them (page arrays of 2 GiB, past kvmalloc()'s
+ * limit, which warns).  The page tables must not have grown by more than
+ * 16 MiB.
+ */
+static int do_huge(const char *addrs)
+{
+	const uint64_t huge = 1ULL << 40;
+	struct rmawin_win *win;
+	struct rmawin_ep *ep;
+	long pte0, pte;
+	uint8_t *w;
+	void *res;
+
+	if (open_rank(0, addrs, 60000, &ep) || !(w = guarded()) ||
+	    rmawin_win_create(ep, w, VICTIM_WIN, 1, 0, &win) || rmawin_fence(win, 0))
+		return 1;
+	res = mmap(NULL, huge, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (res == MAP_FAILED) {
+		perror("victim: mmap of 2^40 bytes, reserved");
+		return 2;
+	}
+	pte0 = vm_pte_kib();
+	/* from 4 GiB on: below where a PIE process's mappings are, inside user space */
+	if (huge_pair(win, (void *)(uintptr_t)(1ULL << 32), huge, -ENOMEM,
+		      "from unmapped memory") ||
+	    huge_pair(win, res, huge, -ENOMEM, "from reserved memory"))
+		return 3;
+	pte = vm_pte_kib();
+	if (pte0 < 0 || pte - pte0 > 16384) {
+		fprintf(stderr, "victim: page tables %ld KiB before, %ld after\n", pte0, pte);
+		return 4;
+	}
+	munmap(res, huge);
+	if (check_memory(w, true, 0))
+		return 5;
+	return rmawin_ep_close(ep) ? 6 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc >= 6 && !strcmp(argv[1], "join"))
@@ -439,9 +520,11 @@ int main(int argc, char **argv)
 		return do_badstatus(argv[2]);
 	if (argc >= 3 && !strcmp(argv[1], "regstall"))
 		return do_regstall(argv[2]);
+	if (argc >= 3 && !strcmp(argv[1], "huge"))
+		return do_huge(argv[2]);
 	if (argc >= 3 && !strcmp(argv[1], "ringcycle"))
 		return do_ringcycle(argv[2]);
-	fprintf(stderr, "usage: victim join|serve|notify|barrier4|mute|badstatus|regstall|"
+	fprintf(stderr, "usage: victim join|serve|notify|barrier4|mute|badstatus|regstall|huge|"
 		"ringcycle ...\n");
 	return 2;
 }

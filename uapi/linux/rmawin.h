@@ -656,7 +656,9 @@ struct rmawin_op_desc {
  * window's atomic usually).  Return: 0 (1); -EINVAL for a bad opcode,
  * flag, reserved field or rank; -ENOENT for an unknown window; -ERANGE for
  * a target range beyond the target's window; -EFAULT for origin memory
- * that is not mapped (writable, for a get); -EPERM for a target outside
+ * that is not mapped (writable, for a get); -ENOMEM for an origin of more
+ * pages than the machine has, which could never be pinned; -EPERM for a
+ * target outside
  * any access epoch (no fence opened one, and no lock on that target);
  * -ECONNRESET if the target left; -ENODEV if the device went away.  For
  * an operation with RMAWIN_OP_F_EPOCH_* (above): -EINVAL if it is not
