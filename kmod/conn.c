@@ -195,24 +195,39 @@ void rmawin_peer_left(struct rmawin_peer *peer)
 }
 
 /**
+ * rmawin_peer_cut_off() - fail a peer and end its queue pair now
+ * @peer: the peer
+ * @err: what the local process is told
+ *
+ * rmawin_peer_fail(), and the queue pair put in the error state here
+ * rather than in the fail work (which does not run in a dying group): the
+ * peer's remote access to our windows ends at once, and every work
+ * request still on the queue pair is flushed.
+ *
+ * Context: process context, the peer's queue pair alive.
+ */
+void rmawin_peer_cut_off(struct rmawin_peer *peer, int err)
+{
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+
+	rmawin_peer_fail(peer, err);
+	ib_modify_qp(peer->qp, &attr, IB_QP_STATE);
+}
+
+/**
  * rmawin_peer_protocol_error() - a member sent something invalid
  * @peer: the peer
  *
- * It is failed (-EPROTO to the local process) and its queue pair is put
- * in the error state, which ends its remote access to our windows at
- * once.
+ * It is cut off (-EPROTO to the local process).
  *
  * Context: process context (the receive CQ's work), the peer's queue pair
  * alive.
  */
 void rmawin_peer_protocol_error(struct rmawin_peer *peer)
 {
-	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
-
 	rmawin_count(peer->grp->ep, RMAWIN_CNT_PROTO_ERRORS, 1);
 	rmawin_ep_dbg(peer->grp->ep, "rank %u sent an invalid message\n", peer->rank);
-	rmawin_peer_fail(peer, -EPROTO);
-	ib_modify_qp(peer->qp, &attr, IB_QP_STATE);
+	rmawin_peer_cut_off(peer, -EPROTO);
 }
 
 /* Run the peer's work after @delay ms, unless the group is being torn down. */

@@ -416,6 +416,7 @@ void rmawin_group_fail_recheck(struct rmawin_group *grp);
 void rmawin_group_fail_work(struct work_struct *work);
 void rmawin_peer_lost(struct rmawin_peer *peer);
 void rmawin_peer_retry(struct rmawin_peer *peer, bool auth_failed);
+void rmawin_peer_cut_off(struct rmawin_peer *peer, int err);
 void rmawin_peer_protocol_error(struct rmawin_peer *peer);
 void rmawin_peer_leave(struct rmawin_peer *peer);
 void rmawin_peer_left(struct rmawin_peer *peer);

@@ -218,15 +218,11 @@ static struct rmawin_peer *rmawin_reg_peer(struct rmawin_group *grp)
  */
 static int rmawin_reg_wait(struct rmawin_peer *peer, struct rmawin_reg_wait *w)
 {
-	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
-
 	if (!wait_for_completion_killable(&w->done))
 		return 0;
 	if (!wait_for_completion_timeout(&w->done, RMAWIN_REG_GRACE)) {
 		rmawin_ep_dbg(peer->grp->ep, "rank %u holds a registration: failed\n", peer->rank);
-		rmawin_peer_fail(peer, -ETIMEDOUT);
-		/* now, not in the fail work: that one does not run in a dying group */
-		ib_modify_qp(peer->qp, &attr, IB_QP_STATE);
+		rmawin_peer_cut_off(peer, -ETIMEDOUT);
 		wait_for_completion(&w->done);
 	}
 	return -EINTR;
