@@ -64,6 +64,7 @@ struct rg_conn {
 	struct rg_win win[4];	/* by window handle */
 	bool dead;		/* a send or receive failed, or the CM said so */
 	bool no_repost;		/* messages taken are not replaced by new receives */
+	bool last_at_barrier;	/* no_repost from the first barrier on, its own buffer too */
 };
 
 /* The group as the rogue sees it. */

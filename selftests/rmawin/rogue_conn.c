@@ -535,6 +535,8 @@ static int rg_complete(struct rg_conn *c, int timeout_ms, uint64_t want)
 			}
 			if (wc[i].opcode & IBV_WC_RECV) {
 				rg_parse(c, c->buf + wc[i].wr_id * RG_SLOT, wc[i].byte_len);
+				if (c->last_at_barrier && c->nbarrier)
+					c->no_repost = true;
 				if (!c->no_repost)
 					rg_post_recv(c, wc[i].wr_id);
 			} else if (!want || wc[i].wr_id == want) {

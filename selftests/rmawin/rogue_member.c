@@ -36,6 +36,7 @@ int member_until_closed(struct rg_conn *c, int wait_ms)
  * descriptors, and check that the window's key really reads its memory.
  */
 static uint64_t member_win_len;	/* what our window exposes: 0, or 4096 (mute) */
+static bool member_last_at_barrier;	/* no receive reposted from the victim's first barrier on */
 
 static int member_join_once(struct rg_conn *c, bool desc)
 {
@@ -46,6 +47,8 @@ static int member_join_once(struct rg_conn *c, bool desc)
 	ret = connect_retry(c, 0, RG_AUTH_HONEST, NULL, NULL, 1500);
 	if (ret)
 		return ret;
+	/* before our descriptor, which lets the victim's fence (its first barrier) start */
+	c->last_at_barrier = member_last_at_barrier;
 	ret = rg_wait_desc(c, 0, 20000);
 	if (!ret && desc)
 		ret = rg_win_desc_len(c, 0, member_win_len);
@@ -734,10 +737,18 @@ int case_stall(int secs)
 	int ret, t;
 
 	member_win_len = 4096;
+	/*
+	 * The victim must find exactly 63 receives after its fence's barrier,
+	 * so that its 64th fetch_and_op waits: none is reposted from that
+	 * barrier on, its own buffer included, whenever it comes.  (Setting
+	 * no_repost after the join let a barrier that came during the join's
+	 * RDMA read be reposted: one receive more, the 64th fitted, and the
+	 * registration had nothing to wait behind.)
+	 */
+	member_last_at_barrier = true;
 	ret = member_join(&c);
 	if (ret)
 		return SAY("stall: join: %s", strerror(-ret)), 1;
-	c.no_repost = true;
 	ret = rg_send(&c, RMAWIN_MSG_BARRIER, 0, NULL, 0);
 	for (t = 0; t < secs * 10 && !c.dead; t++)
 		rg_poll(&c, 100);
