@@ -175,10 +175,10 @@ int rmawin_acc_copy_in(const struct rmawin_op_desc *op, void *buf)
 {
 	if (op->acc_op == RMAWIN_ACC_NO_OP && op->opcode != RMAWIN_OP_CAS)
 		memset(buf, 0, op->len);
-	else if (copy_from_user(buf, u64_to_user_ptr(op->origin), op->len))
+	else if (rmawin_copy_from_user(buf, u64_to_user_ptr(op->origin), op->len))
 		return -EFAULT;
 	if (op->opcode == RMAWIN_OP_CAS &&
-	    copy_from_user(buf + op->len, u64_to_user_ptr(op->compare), op->len))
+	    rmawin_copy_from_user(buf + op->len, u64_to_user_ptr(op->compare), op->len))
 		return -EFAULT;
 	return 0;
 }
@@ -634,7 +634,7 @@ void rmawin_acc_release(struct rmawin_req *req, bool copy_out)
 	if (req->acc.id)
 		xa_erase_irq(&grp->acc_reqs, req->acc.id);
 	if (copy_out && !req->status && req->acc.result &&
-	    copy_to_user(req->acc.result_uaddr, req->acc.result, req->len))
+	    rmawin_copy_to_user(req->acc.result_uaddr, req->acc.result, req->len))
 		req->status = -EFAULT;
 	if (req->acc.data != req->acc.inl) {
 		kvfree(req->acc.data);

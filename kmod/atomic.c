@@ -372,7 +372,7 @@ static void rmawin_atomic_retire(struct rmawin_req *req, u32 n)
 	if (!atomic_sub_and_test(n, &req->acc.active))
 		return;
 	rmawin_atomic_over(req);
-	wake_up_all(&req->win->ep->wq);
+	rmawin_ep_wake_all(req->win->ep);
 	if (atomic_dec_and_test(&req->pending))
 		rmawin_req_finish(req);
 }

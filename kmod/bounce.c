@@ -57,19 +57,23 @@ void rmawin_bounce_free(struct rmawin_group *grp)
  * rmawin_bounce_get() - take a free bounce buffer
  * @grp: the group
  *
- * Context: any but hard interrupt; takes @grp->lock.
+ * Without a lock: the bit is taken with an atomic test-and-set, which
+ * orders our use of the buffer after its previous user's put.
+ *
+ * Context: any.
  * Return: its slot, or -1 if all are busy.
  */
 int rmawin_bounce_get(struct rmawin_group *grp)
 {
-	int slot = -1;
+	unsigned long busy;
+	int slot;
 
-	spin_lock_irq(&grp->lock);
-	if (~grp->bounce_busy) {
-		slot = ffz(grp->bounce_busy);
-		__set_bit(slot, &grp->bounce_busy);
-	}
-	spin_unlock_irq(&grp->lock);
+	do {
+		busy = READ_ONCE(grp->bounce_busy);
+		if (!~busy)
+			return -1;
+		slot = ffz(busy);
+	} while (test_and_set_bit_lock(slot, &grp->bounce_busy));
 	return slot;
 }
 
@@ -80,7 +84,6 @@ int rmawin_bounce_get(struct rmawin_group *grp)
  */
 void rmawin_bounce_put(struct rmawin_group *grp, int slot)
 {
-	spin_lock_irq(&grp->lock);
-	__clear_bit(slot, &grp->bounce_busy);
-	spin_unlock_irq(&grp->lock);
+	/* release: what we did with the buffer comes before its next user */
+	clear_bit_unlock(slot, &grp->bounce_busy);
 }

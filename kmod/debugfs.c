@@ -31,13 +31,13 @@ static const char *const rmawin_counter_names[] = {
 	[RMAWIN_CNT_EARLY_COMPLETES] = "early_completes",
 };
 
-static void rmawin_show_counters(struct seq_file *m, atomic_long_t *c)
+static void rmawin_show_counters(struct seq_file *m, struct rmawin_counters __percpu *c)
 {
 	int i;
 
 	BUILD_BUG_ON(ARRAY_SIZE(rmawin_counter_names) != RMAWIN_NR_COUNTERS);
 	for (i = 0; i < RMAWIN_NR_COUNTERS; i++)
-		seq_printf(m, "%s %ld\n", rmawin_counter_names[i], atomic_long_read(&c[i]));
+		seq_printf(m, "%s %ld\n", rmawin_counter_names[i], rmawin_counter_read(c, i));
 }
 
 static int rmawin_stats_show(struct seq_file *m, void *unused)
@@ -85,7 +85,7 @@ static int rmawin_ep_stats_show(struct seq_file *m, void *unused)
 	} else {
 		seq_puts(m, "busy 1\n");
 	}
-	/* atomics, in the endpoint itself */
+	/* per CPU, in the endpoint itself */
 	rmawin_show_counters(m, ep->counters);
 	return 0;
 }

@@ -88,7 +88,10 @@ struct rmawin_ep *rmawin_ep_alloc(void)
 	if (ret)
 		return ERR_PTR(ret);
 	ep = kzalloc(sizeof(*ep), GFP_KERNEL_ACCOUNT);
-	if (!ep) {
+	if (ep)
+		ep->counters = alloc_percpu_gfp(struct rmawin_counters, GFP_KERNEL_ACCOUNT);
+	if (!ep || !ep->counters) {
+		kfree(ep);
 		rmawin_owner_put(current->mm);
 		return ERR_PTR(-ENOMEM);
 	}
@@ -135,6 +138,7 @@ static void rmawin_ep_free(struct kref *ref)
 	rmawin_owner_put(ep->owner);
 	mmdrop(ep->owner);
 	put_pid(ep->pid);
+	free_percpu(ep->counters);
 	kfree(ep);
 	atomic_dec(&rmawin_stats.endpoints);
 }

@@ -308,7 +308,7 @@ struct rmawin_rcache {
  *	none for them any more
  * @bounce_mem: RMAWIN_BOUNCE_SLOTS buffers of RMAWIN_BOUNCE_SIZE bytes
  * @bounce_dma: DMA address of each bounce buffer
- * @bounce_busy: bitmap of bounce buffers in use, under @lock
+ * @bounce_busy: bitmap of bounce buffers in use (atomic bit operations, bounce.c)
  * @rcache: pinned origin buffers kept for reuse
  * @acc_reqs: accumulate-family requests waiting for replies, by id
  * @self_qp: a queue pair connected to itself, for atomics on this rank's

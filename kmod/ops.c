@@ -41,7 +41,7 @@ void rmawin_req_finish(struct rmawin_req *req)
 	smp_store_release(&req->done, true);
 	atomic_inc(&ep->reapable);
 	atomic_dec(&win->inflight);
-	wake_up_all(&ep->wq);
+	rmawin_ep_wake_all(ep);
 }
 
 static void rmawin_req_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -60,7 +60,7 @@ static void rmawin_req_done(struct ib_cq *cq, struct ib_wc *wc)
 	if (atomic_dec_and_test(&req->pending))
 		rmawin_req_finish(req);
 	else
-		wake_up_all(&ep->wq);
+		rmawin_ep_wake_all(ep);
 }
 
 static const struct rmawin_op_def *rmawin_op_def(u8 opcode);
@@ -170,12 +170,14 @@ void rmawin_win_reap(struct rmawin_win *win, bool copy_out)
 	struct rmawin_req *req, *tmp;
 	LIST_HEAD(done);
 
-	spin_lock_irq(&win->lock);
+	if (list_empty(&win->reqs))
+		return;
+	/* the list is the owner's: only its calls, under this lock, touch it */
+	lockdep_assert_held(&win->ep->lock);
 	list_for_each_entry_safe(req, tmp, &win->reqs, node)
 		/* pairs with the release in rmawin_req_finish(): status is set */
 		if (smp_load_acquire(&req->done))
 			list_move_tail(&req->node, &done);
-	spin_unlock_irq(&win->lock);
 
 	list_for_each_entry_safe(req, tmp, &done, node) {
 		/* a refused request's caller already heard: nothing to deliver */
@@ -431,9 +433,7 @@ static int rmawin_op_remote(struct rmawin_ep *ep, const struct rmawin_op_desc *o
 		return ret;
 	}
 	atomic_inc(&win->inflight);
-	spin_lock_irq(&win->lock);
 	list_add_tail(&req->node, &win->reqs);
-	spin_unlock_irq(&win->lock);
 	rmawin_win_note(win, op);
 
 	ret = t->atomic ? rmawin_atomic_issue(req, op, t) : def->issue(req, op, t);
@@ -498,6 +498,11 @@ static int rmawin_rma_copy_ops(const struct rmawin_rma *r, struct rmawin_op_desc
 	u32 i;
 	int ret;
 
+	/* the library's own size: a copy whose size the compiler knows */
+	if (r->op_size == sizeof(*ops) && r->nops == 1)
+		return copy_from_user(ops, uops, sizeof(*ops)) ? -EFAULT : 0;
+	if (r->op_size == sizeof(*ops))
+		return copy_from_user(ops, uops, (size_t)r->nops * sizeof(*ops)) ? -EFAULT : 0;
 	for (i = 0; i < r->nops; i++) {
 		ret = copy_struct_from_user(&ops[i], sizeof(ops[i]),
 					    uops + (size_t)i * r->op_size, r->op_size);

@@ -88,9 +88,10 @@ struct rmawin_win_table {
  * @block_shift: log2 of the page size the regions are registered with:
  *	PAGE_SHIFT, or more where the pages are physically contiguous
  * @tbl: every peer's descriptor
- * @lock: @reqs
  * @acc_lock: serializes the accumulate family on this window's memory
- * @reqs: operations issued and not yet reaped
+ * @reqs: operations issued and not yet reaped: only the owner's calls,
+ *	under the endpoint's lock, add and remove them (completions only mark
+ *	them done)
  * @inflight: operations issued and not yet complete
  * @error: first error of an operation of the current epoch
  * @fence_open: a fence opened an access epoch (no NOSUCCEED)
@@ -132,7 +133,6 @@ struct rmawin_win {
 	u32 nchunks;
 	u32 block_shift;
 	struct rmawin_win_table *tbl;
-	spinlock_t lock;		/* reqs */
 	spinlock_t acc_lock;		/* accumulates applied to the window */
 	struct list_head reqs;
 	atomic_t inflight;

@@ -41,7 +41,7 @@ int rmawin_user_writable(void __user *p, u64 len)
 
 	if (len > sizeof(buf))
 		return fault_in_safe_writeable(p, len) ? -EFAULT : 0;
-	if (copy_from_user(buf, p, len) || copy_to_user(p, buf, len))
+	if (rmawin_copy_from_user(buf, p, len) || rmawin_copy_to_user(p, buf, len))
 		return -EFAULT;
 	return 0;
 }
@@ -155,7 +155,8 @@ static u32 rmawin_req_sges(struct rmawin_req *req, u64 origin, u64 pos, u64 *n,
 int rmawin_remote_addr(const struct rmawin_remote *r, u64 off, u64 *addr, u32 *rkey,
 		       u64 *room)
 {
-	u64 i = div64_u64(off + r->page_off, r->chunk);
+	/* most windows are one region: no division for them */
+	u64 i = r->nmrs == 1 ? 0 : div64_u64(off + r->page_off, r->chunk);
 	u64 start = i ? i * r->chunk - r->page_off : 0;
 	u64 end = min(r->length, (i + 1) * r->chunk - r->page_off);
 
@@ -230,7 +231,7 @@ static int rmawin_req_post_inline(struct rmawin_req *req, const struct rmawin_op
 	u64 pos, n, room;
 	int ret;
 
-	if (copy_from_user(data, u64_to_user_ptr(op->origin), op->len))
+	if (rmawin_copy_from_user(data, u64_to_user_ptr(op->origin), op->len))
 		return -EFAULT;
 	wr.wr.opcode = IB_WR_RDMA_WRITE;
 	wr.wr.send_flags = IB_SEND_SIGNALED | IB_SEND_INLINE;

@@ -26,6 +26,7 @@
 #include <linux/workqueue.h>
 #include <linux/socket.h>
 #include <linux/xarray.h>
+#include <linux/uaccess.h>
 #include <linux/scatterlist.h>
 #include <linux/mmu_notifier.h>
 #include <rdma/ib_verbs.h>
@@ -91,6 +92,18 @@ enum rmawin_counter {
 };
 
 /**
+ * struct rmawin_counters - one CPU's share of a set of counters
+ * @c: one per enum rmawin_counter
+ *
+ * Counted per CPU (this_cpu_add(), no atomic instruction, safe in every
+ * context) and summed when read (rmawin_counter_read()): operations
+ * count several things each, on every path.
+ */
+struct rmawin_counters {
+	long c[RMAWIN_NR_COUNTERS];
+};
+
+/**
  * struct rmawin_dev - an RDMA device rmawin's ib_client was given
  * @ibdev: the device; valid until our remove() callback returns
  * @node: entry in rmawin_devices, under rmawin_devices_lock
@@ -125,7 +138,8 @@ struct rmawin_dev {
  * @next_win: handle of the next window created (the same on every rank,
  *	since creation is collective and ordered)
  * @kmems: pages of allocated windows, by handle, for mmap()
- * @counters: this endpoint's share of the counters in struct rmawin_stats
+ * @counters: this endpoint's share of the counters in struct rmawin_stats,
+ *	per CPU
  * @debugfs: its file under /sys/kernel/debug/rmawin/
  * @pid: the process that opened it
  * @owner: its mm (grabbed): the only one whose calls the endpoint takes
@@ -162,7 +176,7 @@ struct rmawin_ep {
 	struct xarray wins;
 	u32 next_win;
 	struct xarray kmems;
-	atomic_long_t counters[RMAWIN_NR_COUNTERS];
+	struct rmawin_counters __percpu *counters;
 	struct dentry *debugfs;
 	struct pid *pid;
 	struct mm_struct *owner;
@@ -322,7 +336,8 @@ void rmawin_ep_wake(struct rmawin_ep *ep, struct rmawin_win *win);
  * @pollers: poller threads (poller.c)
  * @poll_sleeps_idle: times a poller slept for want of work
  * @poll_sleeps_shared: times a poller slept because its CPU was wanted
- * @counters: one per enum rmawin_counter, each the sum over all endpoints
+ * @counters: one per enum rmawin_counter, each the sum over all endpoints,
+ *	per CPU (allocated at module load)
  */
 struct rmawin_stats {
 	atomic_t endpoints;
@@ -335,7 +350,7 @@ struct rmawin_stats {
 	atomic_t pollers;
 	atomic_long_t poll_sleeps_idle;
 	atomic_long_t poll_sleeps_shared;
-	atomic_long_t counters[RMAWIN_NR_COUNTERS];
+	struct rmawin_counters __percpu *counters;
 };
 
 extern struct rmawin_stats rmawin_stats;
@@ -352,8 +367,67 @@ static inline int rmawin_wc_errno(enum ib_wc_status status)
 /* Count in the endpoint's counters and in the module's. */
 static inline void rmawin_count(struct rmawin_ep *ep, enum rmawin_counter c, long n)
 {
-	atomic_long_add(n, &ep->counters[c]);
-	atomic_long_add(n, &rmawin_stats.counters[c]);
+	this_cpu_add(ep->counters->c[c], n);
+	this_cpu_add(rmawin_stats.counters->c[c], n);
+}
+
+long rmawin_counter_read(struct rmawin_counters __percpu *counters, enum rmawin_counter c);
+
+/*
+ * Wake the endpoint's sleepers, if it has any.  A completion that finishes
+ * an operation usually finds nobody asleep (the caller polls, or reaps
+ * later): the full barrier and a look at the queue cost less than taking
+ * its lock.  Waiters join the queue before they test their condition
+ * (wait_event), and the barrier orders the waker's update before its look.
+ */
+static inline void rmawin_ep_wake_all(struct rmawin_ep *ep)
+{
+	if (wq_has_sleeper(&ep->wq))
+		wake_up_all(&ep->wq);
+}
+
+/*
+ * copy_from_user() and copy_to_user() of an operation's few bytes: an
+ * element, a compare value, a small put's data.  Each usual size is a
+ * compile-time constant here, so that the hardened usercopy check of the
+ * kernel buffer is made when the module is built, not at every call.
+ */
+static __always_inline unsigned long rmawin_copy_from_user(void *to, const void __user *from,
+							   unsigned long n)
+{
+	switch (n) {
+	case 1:
+		return copy_from_user(to, from, 1);
+	case 2:
+		return copy_from_user(to, from, 2);
+	case 4:
+		return copy_from_user(to, from, 4);
+	case 8:
+		return copy_from_user(to, from, 8);
+	case 16:
+		return copy_from_user(to, from, 16);
+	default:
+		return copy_from_user(to, from, n);
+	}
+}
+
+static __always_inline unsigned long rmawin_copy_to_user(void __user *to, const void *from,
+							 unsigned long n)
+{
+	switch (n) {
+	case 1:
+		return copy_to_user(to, from, 1);
+	case 2:
+		return copy_to_user(to, from, 2);
+	case 4:
+		return copy_to_user(to, from, 4);
+	case 8:
+		return copy_to_user(to, from, 8);
+	case 16:
+		return copy_to_user(to, from, 16);
+	default:
+		return copy_to_user(to, from, n);
+	}
 }
 
 #define rmawin_ep_dbg(ep, fmt, ...) \

@@ -419,7 +419,8 @@ static struct rmawin_win *rmawin_win_new(struct rmawin_ep *ep, const struct rmaw
 	struct rmawin_win *win;
 	int ret;
 
-	if (atomic_long_read(&ep->counters[RMAWIN_CNT_WINDOWS]) >= READ_ONCE(max_windows))
+	/* counted by the owner's calls, under the endpoint lock held here */
+	if (rmawin_counter_read(ep->counters, RMAWIN_CNT_WINDOWS) >= READ_ONCE(max_windows))
 		return ERR_PTR(-EMFILE);
 	win = kzalloc(sizeof(*win), GFP_KERNEL_ACCOUNT);
 	if (!win)
@@ -434,7 +435,6 @@ static struct rmawin_win *rmawin_win_new(struct rmawin_ep *ep, const struct rmaw
 	win->kmem_wanted = c->flags & RMAWIN_WIN_ALLOCATE;
 	win->same_op = c->flags & RMAWIN_WIN_SAME_OP;
 	win->nic_small = c->flags & RMAWIN_WIN_NIC_SMALL_INTS;
-	spin_lock_init(&win->lock);
 	spin_lock_init(&win->acc_lock);
 	INIT_LIST_HEAD(&win->reqs);
 
