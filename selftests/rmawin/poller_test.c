@@ -383,6 +383,13 @@ TEST(operations_go_by_ioctl_while_the_poller_yields_its_cpu)
 	EXPECT_EQ(0, rmawin_put(win, (void *)8, sizeof(v), 0, 0));
 	EXPECT_EQ(-EFAULT, rmawin_flush(win, 0));
 	EXPECT_EQ(0, rmawin_flush(win, 0));
+	/* argument errors come back at once, as the library's checks give them on the ring */
+	EXPECT_EQ(-ERANGE, rmawin_put(win, &v, sizeof(v), 0, 4));
+	EXPECT_EQ(-EINVAL, rmawin_put(win, &v, sizeof(v), 1, 0));
+	EXPECT_EQ(-EINVAL, rmawin_fetch_and_op(win, &one, &r, RMAWIN_UINT64, 0, 2, 255));
+	EXPECT_EQ(0, rmawin_flush(win, 0));
+	EXPECT_EQ(5, mem[1]);
+	EXPECT_EQ(1, mem[2]);
 	EXPECT_EQ(wakeups, rmawin_ep_ring_wakeups(ep));
 	EXPECT_EQ(ns, my_poll_ns());
 
