@@ -203,27 +203,6 @@ int rmawin__rma_desc(struct rmawin_win *win, uint8_t opcode, const void *origin,
 }
 
 /*
- * An operation the ring would take, by ioctl because its poller yields its
- * CPU and nothing of ours is queued (rmawin__ring_bypass()): as if queued.
- * The kernel checks its arguments as the library would before queueing it,
- * and those errors (and -ENOENT, a window that is gone) come back at once;
- * what only the transfer can tell
- * waits for the window's next synchronization, as the ring's completion
- * would.  No check of the library's first (the endpoint's lock) and no
- * drain: the ioctl is all this thread's call costs, as on the ioctl path.
- */
-static int rmawin_queue_bypassed(struct rmawin_win *win, struct rmawin_op_desc *op)
-{
-	int ret = rmawin_submit_as(win->ep, op, 1, win, 1);
-
-	if (ret == -EINVAL || ret == -EPERM || ret == -ERANGE || ret == -ENOENT)
-		return ret;
-	if (ret)
-		rmawin__win_error(win->ep, win->id, ret);
-	return 0;
-}
-
-/*
  * A put, a get or one of the accumulate family: queued in the ring without
  * waiting when the library can check it itself (its errors then come at
  * once, and a transfer's error at the window's next synchronization), else
@@ -240,19 +219,17 @@ int rmawin__queue_one(struct rmawin_win *win, struct rmawin_op_desc *op)
 		return ret < 0 ? ret : 0;
 
 	long_acc = rmawin_long_acc(op);
-	if (win->ep->ring && !long_acc && rmawin_ring_takes(op) && rmawin__ring_bypass(win->ep))
-		return rmawin_queue_bypassed(win, op);
 	if (win->ep->ring && (long_acc || rmawin_ring_takes(op))) {
 		ret = rmawin__op_check(win, op);
 		if (ret < 0)
 			return ret;
-		if (!ret && long_acc) {
+		if (!ret && (long_acc || rmawin__ring_bypass(win->ep))) {
 			/*
 			 * By ioctl, as if queued: the kernel's verdict waits for
 			 * the window's next synchronization, as the ring's would.
-			 * After what is queued: a long accumulate waits for its
-			 * target's answers in this thread, not in the shared
-			 * poller.
+			 * After what is queued (nothing, when the ring is
+			 * bypassed): a long accumulate waits for its target's
+			 * answers in this thread, not in the shared poller.
 			 */
 			rmawin__ring_drain(win->ep);
 			ret = rmawin_submit_as(win->ep, op, 1, win, 1);

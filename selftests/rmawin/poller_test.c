@@ -383,7 +383,7 @@ TEST(operations_go_by_ioctl_while_the_poller_yields_its_cpu)
 	EXPECT_EQ(0, rmawin_put(win, (void *)8, sizeof(v), 0, 0));
 	EXPECT_EQ(-EFAULT, rmawin_flush(win, 0));
 	EXPECT_EQ(0, rmawin_flush(win, 0));
-	/* argument errors come back at once, as the library's checks give them on the ring */
+	/* argument errors come back at once, as on the ring */
 	EXPECT_EQ(-ERANGE, rmawin_put(win, &v, sizeof(v), 0, 4));
 	EXPECT_EQ(-EINVAL, rmawin_put(win, &v, sizeof(v), 1, 0));
 	EXPECT_EQ(-EINVAL, rmawin_fetch_and_op(win, &one, &r, RMAWIN_UINT64, 0, 2, 255));
