@@ -97,9 +97,10 @@ static bool rmawin_atomic_on(const struct rmawin_win *win, u8 datatype)
  * @t: its target; @t->atomic is set if it does
  * @op: the descriptor, valid as an accumulate-family operation
  *
- * Return: 0; -EINVAL for an integer operation on a same_op window at an
- * offset that is not a multiple of its element size (an element would
- * straddle two of the device's words).
+ * Return: 0; -EINVAL for an integer operation on a same_op window whose
+ * elements would straddle two of the device's words: at an offset that is
+ * not a multiple of the element size, unless the whole operation lies in
+ * one word (an int16 at byte 1 is bytes 1-2 of word 0).
  */
 int rmawin_atomic_check(struct rmawin_target *t, const struct rmawin_op_desc *op)
 {
@@ -109,7 +110,7 @@ int rmawin_atomic_check(struct rmawin_target *t, const struct rmawin_op_desc *op
 	t->atomic = false;
 	if (!rmawin_atomic_on(win, op->datatype))
 		return 0;
-	if (t->off % rmawin_acc_size(op->datatype))
+	if (t->off % rmawin_acc_size(op->datatype) && t->off % sizeof(u64) + op->len > sizeof(u64))
 		return -EINVAL;
 	if (!t->remote) {
 		/* alone in its group, a rank's own CPU path is atomic enough */

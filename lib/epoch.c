@@ -101,7 +101,8 @@ static int rmawin_acc_args(const struct rmawin_op_desc *op)
  * 8.  Integers of 1, 2 and 4 bytes go there too with
  * RMAWIN_WIN_NIC_SMALL_INTS (on every same_op window, on a kernel with
  * RMAWIN_FEAT_NIC_INT_ATOMICS and without RMAWIN_FEAT_NIC_SMALL_FLAG):
- * their offset a multiple of their size.
+ * their offset a multiple of their size, or the whole operation inside
+ * one word.
  */
 static int rmawin_acc_align(const struct rmawin_win *win, const struct rmawin_op_desc *op,
 			    uint64_t off)
@@ -114,7 +115,7 @@ static int rmawin_acc_align(const struct rmawin_win *win, const struct rmawin_op
 	size = sizes[op->datatype];
 	if (size < 8 && !win->ep->nic_ints && !(win->flags & RMAWIN_WIN_NIC_SMALL_INTS))
 		return 0;
-	return off % size ? -EINVAL : 0;
+	return off % size && off % 8 + op->len > 8 ? -EINVAL : 0;
 }
 
 /* rmawin__op_check(), under the endpoint's lock */

@@ -150,12 +150,18 @@ static void rmpi_win_lazy(struct rmawin_win *rw)
  * Any other value promises nothing.  Every rank's base and size must be
  * multiples of 8 (an allocated window's are: its size is rounded up) and
  * the ranks must agree: collective (the least of every rank's level).
- * RMAWIN_MPI_SAME_OP=0 turns it off, whatever the info says;
- * RMAWIN_MPI_NIC_SMALL_INTS=1 adds RMAWIN_WIN_NIC_SMALL_INTS (smaller
- * integers on the device too) where every rank sets it.
+ * RMAWIN_MPI_SAME_OP=0 turns it off, whatever the info says.
+ *
+ * RMAWIN_WIN_NIC_SMALL_INTS (integers of 1, 2 and 4 bytes on the device
+ * too) on a window of at most one word on every rank (a counter, a flag):
+ * every operation there is one device atomic, where the target's kernel
+ * takes a message and its reply.  On larger windows an operation of many
+ * small elements would take one device atomic per word, so only where
+ * RMAWIN_MPI_NIC_SMALL_INTS=1 on every rank; =0 turns it off on every
+ * window.
  */
 static unsigned int rmpi_win_flags(MPI_Info info, const void *base, MPI_Aint size,
-				   MPI_Comm comm)
+				   int alloc, MPI_Comm comm)
 {
 	const char *small = getenv("RMAWIN_MPI_NIC_SMALL_INTS");
 	char val[MPI_MAX_INFO_VAL + 1];
@@ -165,9 +171,9 @@ static unsigned int rmpi_win_flags(MPI_Info info, const void *base, MPI_Aint siz
 	    PMPI_Info_get(info, "accumulate_ops", MPI_MAX_INFO_VAL, val, &flag) == MPI_SUCCESS &&
 	    flag)
 		same = !strcmp(val, "same_op") || !strcmp(val, "same_op_no_op");
-	if ((uintptr_t)base % 8 || size % 8 || rmpi_same_op_off())
+	if ((!alloc && ((uintptr_t)base % 8 || size % 8)) || rmpi_same_op_off())
 		same = 0;
-	if (same && small && !strcmp(small, "1"))
+	if (same && (small ? !strcmp(small, "1") : size <= 8))
 		same = 2;
 	if (PMPI_Allreduce(&same, &all, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS)
 		return 0;
@@ -208,7 +214,7 @@ static int rmpi_win_new(void *base, MPI_Aint size, int disp_unit, MPI_Info info,
 		return rmpi_comm_raise(comm, MPI_ERR_OTHER);
 	}
 	/* an allocated window's size is ours to round up to the device's words */
-	flags = rmpi_win_flags(info, alloc_base ? NULL : base, alloc_base ? 0 : size, comm);
+	flags = rmpi_win_flags(info, base, size, !!alloc_base, comm);
 	if (alloc_base && size)
 		err = rmawin_win_allocate(w->grp->ep, (size_t)size + (flags ? (8 - size % 8) % 8 : 0),
 					  1, flags, &w->base, &w->rw);

@@ -4,9 +4,11 @@
  * 8-byte integer accumulate-family operation at a target offset that is
  * not a multiple of 8 is -EINVAL (the device's atomics need it), through
  * the library and through the raw ioctls, to this rank and to a peer; so
- * is a smaller integer at an offset that is not a multiple of its size
- * with RMAWIN_WIN_NIC_SMALL_INTS, while without it (the target's kernel)
- * such an operation works; other types at such offsets work; a same_op
+ * is a smaller integer whose elements would straddle two of the device's
+ * words (an offset that is not a multiple of its size, the operation not
+ * inside one word) with RMAWIN_WIN_NIC_SMALL_INTS, while one inside one
+ * word works there, and without the flag (the target's kernel) both work;
+ * other types at such offsets work; a same_op
  * window on a base that is not 8-byte aligned, RMAWIN_WIN_NIC_SMALL_INTS
  * without RMAWIN_WIN_SAME_OP, and unknown flag bits, are -EINVAL; the
  * module reports RMAWIN_FEAT_NIC_ATOMICS and RMAWIN_FEAT_NIC_SMALL_FLAG.
@@ -60,9 +62,10 @@ static int misaligned_ops(struct rmawin_ep *ep, struct rmawin_win *win, int t)
 	RMAWIN_TEST_WANT(-EINVAL, rmawin_get_accumulate(win, v, r, 2, RMAWIN_UINT64, t, 20,
 							RMAWIN_NO_OP));
 	/* smaller integers, with NIC_SMALL_INTS: each element must lie in one of the device's words */
-	RMAWIN_TEST_WANT(-EINVAL, rmawin_fetch_and_op(win, &v32, &r32, RMAWIN_INT32, t, 2,
+	RMAWIN_TEST_WANT(-EINVAL, rmawin_fetch_and_op(win, &v32, &r32, RMAWIN_INT32, t, 6,
 						      RMAWIN_SUM));
-	RMAWIN_TEST_WANT(-EINVAL, rmawin_accumulate(win, &v16, 1, RMAWIN_INT16, t, 1, RMAWIN_MAX));
+	RMAWIN_TEST_WANT(-EINVAL, rmawin_accumulate(win, &v16, 1, RMAWIN_INT16, t, 7, RMAWIN_MAX));
+	RMAWIN_TEST_WANT(-EINVAL, rmawin_accumulate(win, &v16, 2, RMAWIN_INT16, t, 5, RMAWIN_SUM));
 	RMAWIN_TEST_WANT(-EINVAL, rmawin_compare_and_swap(win, &v32, &c32, &r32, RMAWIN_UINT32,
 							  t, 6));
 	/* a batch: refused when added, or when submitted, as the single call */
@@ -81,13 +84,22 @@ static int misaligned_ops(struct rmawin_ep *ep, struct rmawin_win *win, int t)
 #define AL_I32X2	36	/* int32[2] accumulate SUM */
 #define AL_DBL		52	/* double accumulate SUM, not 8-byte aligned */
 #define AL_U64X2	64	/* uint64[2] accumulate SUM */
+#define AL_I16W		25	/* int16 accumulate SUM: odd, inside word 3 */
+#define AL_I16F		27	/* int16 fetch_and_op SUM: odd, inside word 3 */
+#define AL_I16X2W	81	/* int16[2] accumulate SUM: odd, inside word 10 */
 
 static const int32_t al_i32x2[2] = { 7, -9 };
 static const uint64_t al_u64x2[2] = { 1ULL << 40, UINT64_MAX };
+static const int16_t al_i16 = 3, al_i16x2[2] = { 5, -7 };
 
-/* The valid operations beside them, to target @t; @r32, @r64: result buffers. */
-static int aligned_ops(struct rmawin_win *win, int t, int32_t *r32, int64_t *r64)
+/*
+ * The valid operations beside them, to target @t; @r32, @r64, @r16:
+ * result buffers.  The int16 ones are at odd bytes, but each inside one
+ * of the device's words.
+ */
+static int aligned_ops(struct rmawin_win *win, int t, int32_t *r32, int64_t *r64, int16_t *r16)
 {
+	static const int16_t one16 = 1;
 	static const int32_t one32 = 1;
 	static const int64_t one64 = 1;
 	static const double half = 0.5;
@@ -103,6 +115,12 @@ static int aligned_ops(struct rmawin_win *win, int t, int32_t *r32, int64_t *r64
 					      RMAWIN_SUM));
 	RMAWIN_TEST_WANT(0, rmawin_accumulate(win, al_u64x2, 2, RMAWIN_UINT64, t, AL_U64X2,
 					      RMAWIN_SUM));
+	RMAWIN_TEST_WANT(0, rmawin_accumulate(win, &al_i16, 1, RMAWIN_INT16, t, AL_I16W,
+					      RMAWIN_SUM));
+	RMAWIN_TEST_WANT(0, rmawin_fetch_and_op(win, &one16, r16, RMAWIN_INT16, t, AL_I16F,
+						RMAWIN_SUM));
+	RMAWIN_TEST_WANT(0, rmawin_accumulate(win, al_i16x2, 2, RMAWIN_INT16, t, AL_I16X2W,
+					      RMAWIN_SUM));
 	return bad;
 }
 
@@ -113,6 +131,7 @@ static long aligned_check(const unsigned char *w, size_t len)
 	int32_t i32 = 2, i32x2[2] = { 2 * al_i32x2[0], 2 * al_i32x2[1] };
 	int64_t i64 = 2;
 	uint64_t u64x2[2] = { 2 * al_u64x2[0], 2 * al_u64x2[1] };
+	int16_t i16 = 2 * al_i16, i16f = 2, i16x2[2] = { 2 * al_i16x2[0], 2 * al_i16x2[1] };
 	double d = 1.0;
 	size_t i;
 
@@ -121,6 +140,9 @@ static long aligned_check(const unsigned char *w, size_t len)
 	memcpy(want + AL_I32X2, i32x2, 8);
 	memcpy(want + AL_DBL, &d, 8);
 	memcpy(want + AL_U64X2, u64x2, 16);
+	memcpy(want + AL_I16W, &i16, 2);
+	memcpy(want + AL_I16F, &i16f, 2);
+	memcpy(want + AL_I16X2W, i16x2, 4);
 	for (i = 0; i < len; i++)
 		if (w[i] != want[i])
 			return i;
@@ -164,7 +186,7 @@ static int align_rank(struct rmawin_ep *ep, void *arg)
 	struct rmawin_win *win, *win4, *winp, *winso;
 	int32_t r32[2], rso[2], i32;
 	int64_t r64[2], r4[2], one = 1;
-	int16_t i16;
+	int16_t i16, r16[2];
 	long at;
 
 	(void)arg;
@@ -180,7 +202,7 @@ static int align_rank(struct rmawin_ep *ep, void *arg)
 	RMAWIN_TEST_TRY(6, rmawin_lock_all(winp));
 	for (t = 0; t < 2; t++) {
 		bad += misaligned_ops(ep, win, tt[t]);
-		bad += aligned_ops(win, tt[t], &r32[t], &r64[t]);
+		bad += aligned_ops(win, tt[t], &r32[t], &r64[t], &r16[t]);
 		RMAWIN_TEST_WANT(-EINVAL, rmawin_fetch_and_op(win4, &one, &r4[t], RMAWIN_INT64,
 							      tt[t], 1, RMAWIN_SUM));
 		RMAWIN_TEST_WANT(0, rmawin_accumulate(win4, &one, 1, RMAWIN_INT64, tt[t], 2,
@@ -196,6 +218,11 @@ static int align_rank(struct rmawin_ep *ep, void *arg)
 	RMAWIN_TEST_TRY(7, rmawin_barrier(ep));
 	RMAWIN_TEST_TRY(8, rmawin_sync(win));
 	at = aligned_check((const unsigned char *)mem, sizeof(mem));
+	if (r16[0] < 0 || r16[0] > 1 || r16[1] < 0 || r16[1] > 1) {
+		RMAWIN_TEST_MSG("int16 fetch_and_op at byte %d fetched %d and %d, want 0 or 1",
+				AL_I16F, r16[0], r16[1]);
+		bad = 1;
+	}
 	if (at >= 0) {
 		RMAWIN_TEST_MSG("same_op window, byte %ld: %#x", at, ((unsigned char *)mem)[at]);
 		bad = 1;
@@ -347,14 +374,16 @@ static int acc_raw(int fd, __u32 win, int opcode, int acc_op, int type, int targ
  * misaligned base or a length that is not whole words under
  * RMAWIN_WIN_SAME_OP, RMAWIN_WIN_NIC_SMALL_INTS without it, RMA descriptors
  * of 8-byte integer operations at byte 4 and (with NIC_SMALL_INTS) of an
- * int32 one at byte 2 (to itself and to the peer), are -EINVAL; the same at
- * byte 8, and the int32 one at byte 4, work; without NIC_SMALL_INTS the
- * int32 one at byte 2 works too, the int64 one at byte 4 does not.
+ * int32 one at byte 6, across two words (to itself and to the peer), are
+ * -EINVAL; the same at byte 8, the int32 one at byte 4 and an int16 one
+ * at byte 1 (inside word 0), work; without NIC_SMALL_INTS an int32 one at
+ * byte 2 works too, the int64 one at byte 4 does not.
  */
 static int raw_rank(struct rmawin_ep *ep, void *arg)
 {
 	static uint64_t mem[8] __attribute__((aligned(64))), v[2] = { 5, 6 }, c, res[8];
 	static int32_t v32 = 1, r32[2];
+	static int16_t v16 = 1, r16[2];
 	int fd = rmawin_ep_fd(ep), me = rmawin_rank(ep), bad = 0, t;
 	__u32 win = 0;
 
@@ -381,15 +410,19 @@ static int raw_rank(struct rmawin_ep *ep, void *arg)
 		RMAWIN_TEST_WANT(0, acc_raw(fd, win, RMAWIN_OP_FETCH_OP, RMAWIN_ACC_SUM,
 					    RMAWIN_TYPE_INT64, t, 8, 8, v, NULL, &res[2 + t]));
 		RMAWIN_TEST_WANT(-EINVAL, acc_raw(fd, win, RMAWIN_OP_FETCH_OP, RMAWIN_ACC_SUM,
-						  RMAWIN_TYPE_INT32, t, 2, 4, &v32, NULL, &r32[t]));
+						  RMAWIN_TYPE_INT32, t, 6, 4, &v32, NULL, &r32[t]));
 		RMAWIN_TEST_WANT(0, acc_raw(fd, win, RMAWIN_OP_FETCH_OP, RMAWIN_ACC_SUM,
 					    RMAWIN_TYPE_INT32, t, 4, 4, &v32, NULL, &r32[t]));
+		RMAWIN_TEST_WANT(0, acc_raw(fd, win, RMAWIN_OP_FETCH_OP, RMAWIN_ACC_SUM,
+					    RMAWIN_TYPE_INT16, t, 1, 2, &v16, NULL, &r16[t]));
 	}
 	RMAWIN_TEST_WANT(0, fence_raw(fd, win));
-	if (mem[0] != (uint64_t)2 << 32 || mem[1] != 10 || mem[2] || mem[3] || mem[4] || mem[5]) {
-		RMAWIN_TEST_MSG("rank %d's window: %#llx %#llx %#llx..., want 0x200000000 10 0...",
+	if (mem[0] != ((uint64_t)2 << 32 | 2 << 8) || mem[1] != 10 || mem[2] || mem[3] ||
+	    mem[4] || mem[5] || r16[0] < 0 || r16[0] > 1 || r16[1] < 0 || r16[1] > 1) {
+		RMAWIN_TEST_MSG("rank %d's window: %#llx %#llx %#llx..., want 0x200000200 10 0...; "
+				"int16 fetched %d %d",
 				me, (unsigned long long)mem[0], (unsigned long long)mem[1],
-				(unsigned long long)mem[2]);
+				(unsigned long long)mem[2], r16[0], r16[1]);
 		bad = 1;
 	}
 	RMAWIN_TEST_TRY(3, free_raw(fd, win));

@@ -16,12 +16,15 @@
  * a multiple of 8 is MPI_ERR_ARG (fetch_and_op, accumulate, and MINLOC on
  * MPI_2INT, a compare-and-swap loop on 8 bytes); with
  * RMAWIN_MPI_SAME_OP=0 the same calls work.  Smaller integers (an
- * MPI_INT8_T array, an MPI_INT32_T counter, an MPI_INT16_T at an odd byte)
- * on a window without info go to the target's kernel: exact, and no
- * device atomic; with RMAWIN_MPI_NIC_SMALL_INTS=1 the aligned ones take
- * the device's atomics (the counter grows) and the odd one is MPI_ERR_ARG.
- * MT_REAL_MPI=1 leaves the counters and the refusals out: the real MPI
- * takes those calls.
+ * MPI_INT8_T array, an MPI_INT32_T counter, an MPI_INT16_T at an odd byte
+ * inside one of the device's words, and one across two) on a 64-byte
+ * window without info go to the target's kernel: exact, and no device
+ * atomic; with RMAWIN_MPI_NIC_SMALL_INTS=1 all but the last take the
+ * device's atomics (the counter grows) and the last is MPI_ERR_ARG.  On a
+ * window of one word on every rank (created, 8 bytes; allocated, 5 bytes)
+ * they take the device's atomics without being asked, exact, and with
+ * RMAWIN_MPI_NIC_SMALL_INTS=0 the target's kernel.  MT_REAL_MPI=1 leaves
+ * the counters and the refusals out: the real MPI takes those calls.
  */
 #include <stdint.h>
 #include "mpitest.h"
@@ -169,13 +172,15 @@ static void misaligned(int64_t *mem, int want)
 #define SMALL_ITERS	10
 #define SMALL_BYTES	48	/* an int8 array at bytes 0-47 of rank 0's window */
 #define SMALL_I32	48	/* an int32 counter at byte 48 */
-#define SMALL_I16	57	/* an int16 at an odd byte: the target's kernel only */
+#define SMALL_I16W	53	/* an int16 at an odd byte, inside word 6 */
+#define SMALL_I16	55	/* an int16 across words 6 and 7: the target's kernel only */
 
 /* SMALL_ITERS rounds from every rank: the int8 array +1, the int32 counter +1 */
 static void small_up(MPI_Win win, int64_t *mem)
 {
 	int8_t ones[SMALL_BYTES];
 	int32_t one = 1, got, prev = -1;
+	int16_t one16 = 1;
 	int i;
 
 	(void)mem;
@@ -183,6 +188,8 @@ static void small_up(MPI_Win win, int64_t *mem)
 	MPI_OK(MPI_Win_lock_all(0, win));
 	for (i = 0; i < SMALL_ITERS; i++) {
 		MPI_OK(MPI_Accumulate(ones, SMALL_BYTES, MPI_INT8_T, 0, 0, SMALL_BYTES, MPI_INT8_T,
+				      MPI_SUM, win));
+		MPI_OK(MPI_Accumulate(&one16, 1, MPI_INT16_T, 0, SMALL_I16W, 1, MPI_INT16_T,
 				      MPI_SUM, win));
 		MPI_OK(MPI_Fetch_and_op(&one, &got, MPI_INT32_T, 0, SMALL_I32, MPI_SUM, win));
 		MPI_OK(MPI_Win_flush(0, win));
@@ -216,9 +223,9 @@ static void small_ints(int counters, int64_t *mem, int device)
 	grew = counted_by(small_up, win, mem);
 	if (counters && mt_rank == 0) {
 		if (device)
-			CHECK(grew >= 2L * SMALL_ITERS * mt_size,
+			CHECK(grew >= 3L * SMALL_ITERS * mt_size,
 			      "RMAWIN_MPI_NIC_SMALL_INTS=1: nic_atomics grew by %ld, want >= %d",
-			      grew, 2 * SMALL_ITERS * mt_size);
+			      grew, 3 * SMALL_ITERS * mt_size);
 		else
 			CHECK(grew == 0, "small integers: nic_atomics grew by %ld, want 0", grew);
 	}
@@ -234,14 +241,101 @@ static void small_ints(int counters, int64_t *mem, int device)
 			CHECK(bytes[i] == SMALL_ITERS * mt_size, "int8 element %d: %u, want %d", i,
 			      bytes[i], SMALL_ITERS * mt_size);
 		memcpy(&v32, bytes + SMALL_I32, 4);
-		memcpy(&v16, bytes + SMALL_I16, 2);
+		memcpy(&v16, bytes + SMALL_I16W, 2);
 		CHECK(v32 == SMALL_ITERS * mt_size, "int32 counter %d, want %d", v32,
 		      SMALL_ITERS * mt_size);
+		CHECK(v16 == SMALL_ITERS * mt_size, "int16 at byte %d: %d, want %d", SMALL_I16W,
+		      v16, SMALL_ITERS * mt_size);
+		memcpy(&v16, bytes + SMALL_I16, 2);
 		CHECK(v16 == (counters && device ? 0 : mt_size), "int16 at byte %d: %d", SMALL_I16,
 		      v16);
 	}
 	MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
 	MPI_OK(MPI_Win_free(&win));
+}
+
+#define WORD_BYTES	2	/* an int8 array at bytes 0-1 of rank 0's one word */
+#define WORD_I16	3	/* an int16 counter at bytes 3-4, odd */
+#define WORD_ALLOC	5	/* the allocated window's bytes: up to the counter's end */
+
+/* SMALL_ITERS rounds from every rank: the int8 array +1, the int16 counter +1 */
+static void word_up(MPI_Win win, int64_t *mem)
+{
+	int8_t ones[WORD_BYTES];
+	int16_t one = 1, got, prev = -1;
+	int i;
+
+	(void)mem;
+	memset(ones, 1, sizeof(ones));
+	MPI_OK(MPI_Win_lock_all(0, win));
+	for (i = 0; i < SMALL_ITERS; i++) {
+		MPI_OK(MPI_Accumulate(ones, WORD_BYTES, MPI_INT8_T, 0, 0, WORD_BYTES, MPI_INT8_T,
+				      MPI_SUM, win));
+		MPI_OK(MPI_Fetch_and_op(&one, &got, MPI_INT16_T, 0, WORD_I16, MPI_SUM, win));
+		MPI_OK(MPI_Win_flush(0, win));
+		CHECK(got > prev && got < SMALL_ITERS * mt_size, "int16 fetched %d after %d", got,
+		      prev);
+		prev = got;
+	}
+	MPI_OK(MPI_Win_unlock_all(win));
+	MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+}
+
+/* @win's one word after every rank's word_up(): exact, byte 2 untouched */
+static void word_check(const unsigned char *bytes, const char *what)
+{
+	int16_t v16;
+	int i;
+
+	for (i = 0; i < WORD_BYTES; i++)
+		CHECK(bytes[i] == SMALL_ITERS * mt_size, "%s: int8 element %d: %u, want %d", what,
+		      i, bytes[i], SMALL_ITERS * mt_size);
+	memcpy(&v16, bytes + WORD_I16, 2);
+	CHECK(v16 == SMALL_ITERS * mt_size, "%s: int16 at byte %d: %d, want %d", what, WORD_I16,
+	      v16, SMALL_ITERS * mt_size);
+	CHECK(!bytes[2], "%s: byte 2: %u, want 0", what, bytes[2]);
+}
+
+/*
+ * Windows of one word on every rank, without info: a created one of 8
+ * bytes and an allocated one of WORD_ALLOC (rounded up to 8).  The smaller
+ * integers take the device's atomics unasked (@device), or with
+ * RMAWIN_MPI_NIC_SMALL_INTS=0 the target's kernel; exact either way.
+ */
+static void one_word(int counters, int64_t *mem, int device)
+{
+	const char *what = device ? "one-word window" : "one-word window, NIC_SMALL_INTS=0";
+	int64_t *abase;
+	MPI_Win win;
+	long grew;
+	int k;
+
+	for (k = 0; k < 2; k++) {
+		if (k == 0) {
+			*mem = 0;
+			MPI_OK(MPI_Win_create(mem, 8, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+		} else {
+			MPI_OK(MPI_Win_allocate(WORD_ALLOC, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &abase,
+						&win));
+			memset(abase, 0, WORD_ALLOC);
+			MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+		}
+		mt_backend(win);
+		grew = counted_by(word_up, win, mem);
+		if (counters && mt_rank == 0) {
+			if (device)
+				CHECK(grew >= 2L * SMALL_ITERS * mt_size,
+				      "%s %d: nic_atomics grew by %ld, want >= %d", what, k, grew,
+				      2 * SMALL_ITERS * mt_size);
+			else
+				CHECK(grew == 0, "%s %d: nic_atomics grew by %ld, want 0", what, k,
+				      grew);
+		}
+		if (mt_rank == 0)
+			word_check(k == 0 ? (unsigned char *)mem : (unsigned char *)abase, what);
+		MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+		MPI_OK(MPI_Win_free(&win));
+	}
 }
 
 /*
@@ -310,8 +404,11 @@ int main(int argc, char **argv)
 	/* 8-byte integers at misaligned offsets: refused with the atomics, fine without */
 	misaligned(mem, counters ? MPI_ERR_ARG : MPI_SUCCESS);
 	small_ints(counters, mem, 0);
+	one_word(counters, mem, 1);
 	setenv("RMAWIN_MPI_NIC_SMALL_INTS", "1", 1);
 	small_ints(counters, mem, 1);
+	setenv("RMAWIN_MPI_NIC_SMALL_INTS", "0", 1);
+	one_word(counters, mem, 0);
 	unsetenv("RMAWIN_MPI_NIC_SMALL_INTS");
 	setenv("RMAWIN_MPI_SAME_OP", "0", 1);
 	created(counters, mem, mem, MPI_INFO_NULL, 0, "RMAWIN_MPI_SAME_OP=0, no info");
