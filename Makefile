@@ -17,7 +17,7 @@ VERSION := $(shell awk '/^\#define RMAWIN_VERSION_MAJOR/ { ma = $$3 } \
 	/^\#define RMAWIN_VERSION_MINOR/ { mi = $$3 } END { print ma "." mi }' $(TOP)/lib/include/rmawin.h)
 
 .PHONY: all deps module test-module lib selftests tools examples lint check check-debug check-rt fuzz demo bench clean install
-.PHONY: man htmldocs deb dkms dkms-remove check-install mpi mpi-bench
+.PHONY: man htmldocs deb dkms dkms-remove check-install mpi mpi-bench mpi-compare
 
 all: module lib selftests tools examples
 
@@ -63,6 +63,16 @@ mpi-bench: mpi
 	$(TOP)/tools/vm --timeout $$(($(OSU_BUDGET) + 150)) -- \
 		env OSU_BUDGET=$(OSU_BUDGET) $(TOP)/bench/mpi/osu.sh run
 	$(TOP)/bench/mpi/osu.sh report
+
+# Issue 14's 8-byte latency comparison, robust to the guest's spread:
+# ROUNDS (default 3) interleaved rounds of the OSU latency programs at
+# 8 bytes on every stack, medians in build/osu/compare.txt (Documentation/mpi.rst).
+ROUNDS ?= 3
+mpi-compare: mpi
+	$(TOP)/bench/mpi/osu.sh build
+	$(TOP)/tools/vm --timeout $$(($(ROUNDS) * 900 + 150)) -- \
+		env ROUNDS=$(ROUNDS) $(TOP)/bench/mpi/osu.sh compare
+	$(TOP)/bench/mpi/osu.sh compare-report
 
 # checkpatch --strict, sparse (C=2 checks every file) and W=1, all silent.
 lint: deps

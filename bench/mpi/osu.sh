@@ -11,6 +11,10 @@
 #   osu.sh probe           in the VM: every configuration tried for the peers,
 #                          each with a timeout, with its outcome and rxe0's
 #                          packet count (not part of make mpi-bench)
+#   osu.sh compare         in the VM: the 8-byte latency rows of issue 14's
+#                          comparison, ROUNDS interleaved rounds on every
+#                          stack (make mpi-compare)
+#   osu.sh compare-report  on the host: build/osu/compare.txt, the medians
 # The source stays where it is (OSU_SRC, default ../shared/osu-micro-benchmarks-5.7
 # beside the checkout): nothing of it is copied into the project.
 # Environment: STACKS (which columns to run, default all), OSU_PROGRAMS (which
@@ -237,6 +241,105 @@ run() {
 	echo "osu: $n runs in $((SECONDS - start))s"
 }
 
+# Issue 14's latency comparison, made robust to the guest's spread (one
+# OSU run can come out twice as slow as the next, on every stack): the
+# 8-byte rows of the five operations (and get_accumulate), both flavors,
+# flush and lock, ROUNDS rounds (default 3) with the stacks in a different
+# order each round, each value OSU's mean of 200 iterations ->
+# compare.csv; compare_report takes the medians.
+cmp_programs=(osu_put_latency osu_get_latency osu_acc_latency osu_get_acc_latency
+	osu_fop_latency osu_cas_latency)
+compare() {
+	local r i st p w s mpi v rc f n=${#stacks[@]} start=$SECONDS runs=0
+	local csv=$out/compare.csv rounds=${ROUNDS:-3}
+	local -A hung=()
+	mkdir -p "$raw/compare"
+	echo "round,bench,window,sync,stack,value,status" >"$csv"
+	for ((r = 1; r <= rounds; r++)); do
+		for p in "${cmp_programs[@]}"; do
+			for w in create allocate; do
+				for s in ${COMPARE_SYNCS:-flush lock}; do
+					for ((i = 0; i < n; i++)); do
+						st=${stacks[$(((i + r) % n))]}
+						mpi=$(mpi_of "$st")
+						f=$raw/compare/$st.$p.$w.$s.$r.txt
+						if ((${hung[$st]:-0} >= 3)); then
+							echo "$r,$p,$w,$s,$st,,skipped: the stack's last 3 runs timed out" >>"$csv"
+							continue
+						fi
+						stack_cmd "$st"
+						rc=0
+						timeout -k 5 "$tmo" "${L[@]}" "$out/$mpi/mpi/one-sided/$p" -w "$w" \
+							-s "$s" -m 8:8 -x 20 -i 200 </dev/null >"$f" 2>&1 || rc=$?
+						runs=$((runs + 1))
+						v=$(awk '$1 == 8 { print $2; exit }' "$f")
+						if ((rc == 0)) && [[ -n $v ]]; then
+							echo "$r,$p,$w,$s,$st,$v,ok"
+						else
+							echo "$r,$p,$w,$s,$st,,$(why "$f" "$rc" | tr ',' ';')"
+						fi >>"$csv"
+						if ((rc == 124 || rc == 137)); then
+							hung[$st]=$((${hung[$st]:-0} + 1))
+						else
+							hung[$st]=0
+						fi
+					done
+				done
+			done
+		done
+		echo "osu: compare round $r of $rounds done, $runs runs in $((SECONDS - start))s"
+	done
+}
+
+# compare.csv -> compare.txt: per row the median of each stack's rounds
+# (- where none ran; the reason of the first failure in the notes below),
+# and each rmawin stack's median over the best working peer's.
+compare_report() {
+	local csv=$out/compare.csv
+	[[ -f $csv ]] || { echo "osu: no $csv (osu.sh compare)" >&2; exit 1; }
+	{
+		echo "8-byte latency, us: median of each stack's rounds ($(cut -d, -f1 "$csv" |
+			sort -u | grep -c '^[0-9]') rounds, OSU's mean of 200 iterations each)"
+		tail -n +2 "$csv" | grep ',ok$' | sort -t, -k2,2 -k3,3 -k4,4 -k5,5 -k6,6g |
+			awk -F, -v stacks="${stacks[*]}" '
+			function med(k,   m) {
+				m = cnt[k]
+				if (m % 2)
+					return val[k, (m + 1) / 2]
+				return (val[k, m / 2] + val[k, m / 2 + 1]) / 2
+			}
+			{ k = $2 SUBSEP $3 SUBSEP $4 SUBSEP $5; val[k, ++cnt[k]] = $6
+			  row = $2 " " $3 " " $4; if (!(row in seen)) { seen[row] = 1; rows[++nr] = row } }
+			END {
+				ns = split(stacks, st, " ")
+				printf "%-20s %-8s %-5s", "benchmark", "window", "sync"
+				for (i = 1; i <= ns; i++) printf " %13s", st[i]
+				printf "  %s\n", "rmawin / best peer"
+				for (r = 1; r <= nr; r++) {
+					split(rows[r], f, " "); best = ""
+					printf "%-20s %-8s %-5s", f[1], f[2], f[3]
+					for (i = 1; i <= ns; i++) {
+						k = f[1] SUBSEP f[2] SUBSEP f[3] SUBSEP st[i]
+						if (!(k in cnt)) { printf " %13s", "-"; continue }
+						m[i] = med(k); printf " %13.2f", m[i]
+						if (st[i] !~ /^rmawin/ && (best == "" || m[i] < best)) best = m[i]
+					}
+					out = ""
+					for (i = 1; i <= ns; i++) {
+						k = f[1] SUBSEP f[2] SUBSEP f[3] SUBSEP st[i]
+						if (st[i] ~ /^rmawin/ && (k in cnt) && best != "")
+							out = out sprintf(" %.2f", m[i] / best)
+					}
+					printf " %s\n", out == "" ? " -" : out
+				}
+			}'
+		echo
+		echo "runs that did not give a value (the first of each stack, program and flavor):"
+		tail -n +2 "$csv" | grep -v ',ok$' | sort -t, -k5,5 -k2,2 -k3,3 -u |
+			awk -F, '{ printf "  %s %s %s %s round %s: %s\n", $5, $2, $3, $4, $1, $7 }'
+	} | tee "$out/compare.txt"
+}
+
 # Every configuration tried for the peers (Documentation/mpi.rst), one after
 # the other, each with the same short run and a timeout.
 probe() {
@@ -328,5 +431,7 @@ build) build ;;
 run) run ;;
 probe) probe ;;
 report) exec "$top/bench/mpi/report.sh" ;;
-*) echo "usage: osu.sh build|run|report|probe" >&2; exit 2 ;;
+compare) compare ;;
+compare-report) compare_report ;;
+*) echo "usage: osu.sh build|run|report|probe|compare|compare-report" >&2; exit 2 ;;
 esac
