@@ -165,6 +165,17 @@ run_one() {
 		"$(cat "$raw/$st/$name.rxe_pkts")" "$(cat "$raw/$st/$name.status")"
 }
 
+# STACK TIMED_OUT (0 or 1): count the stack's timeouts in a row in the
+# caller's hung[] (a stack whose last three runs timed out hangs, and
+# gets no more of the budget)
+note_hang() {
+	if (($2)); then
+		hung[$1]=$((${hung[$1]:-0} + 1))
+	else
+		hung[$1]=0
+	fi
+}
+
 run() {
 	local st p w s mpi start=$SECONDS n=0 args
 	local -A hung=()
@@ -229,11 +240,7 @@ run() {
 							-w "$w" -s "$s" "${args[@]}"
 					fi
 					n=$((n + 1))
-					if grep -q '^timed out' "$raw/$st/$name.status"; then
-						hung[$st]=$((${hung[$st]:-0} + 1))
-					else
-						hung[$st]=0
-					fi
+					note_hang "$st" "$(grep -c '^timed out' "$raw/$st/$name.status")"
 				done
 			done
 		done
@@ -278,11 +285,7 @@ compare() {
 						else
 							echo "$r,$p,$w,$s,$st,,$(why "$f" "$rc" | tr ',' ';')"
 						fi >>"$csv"
-						if ((rc == 124 || rc == 137)); then
-							hung[$st]=$((${hung[$st]:-0} + 1))
-						else
-							hung[$st]=0
-						fi
+						note_hang "$st" $((rc == 124 || rc == 137))
 					done
 				done
 			done
