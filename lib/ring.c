@@ -182,7 +182,7 @@ static void rmawin_ring_unlock(struct rmawin__ring *r)
 
 static uint64_t rmawin_ud_queued(const struct rmawin_op_desc *op, uint64_t ticket)
 {
-	return op->win | (ticket & RMAWIN_UD_TICKET_MASK) << RMAWIN_UD_TICKET_SHIFT;
+	return op->win | rmawin__ticket_lo(ticket) << RMAWIN_UD_TICKET_SHIFT;
 }
 
 /*
@@ -409,6 +409,33 @@ int rmawin__ring_bypass(struct rmawin_ep *ep)
 	ret = rmawin_ring_reap(ep, NULL) && r->chead == r->tail;
 	rmawin_ring_unlock(r);
 	return ret;
+}
+
+/**
+ * rmawin__ring_taken() - has the kernel taken every entry queued so far?
+ * @ep: the endpoint
+ *
+ * Asked after rmawin__issue_begin() and before an ioctl whose answer
+ * says whether a window is quiet: the entries queued by calls that ended
+ * before ours began are in the tail we read, and the poller runs an entry
+ * before it moves the head past it, under the endpoint's kernel lock that
+ * the ioctl takes too.  An entry that is queued but not taken would be
+ * missed by that answer.
+ *
+ * Return: 1 if there is nothing the kernel has not taken (or no ring); 0
+ * if there may be, or if the ring is another process's.
+ */
+int rmawin__ring_taken(const struct rmawin_ep *ep)
+{
+	const struct rmawin__ring *r = ep->ring;
+	uint32_t tail;
+
+	if (!r)
+		return 1;
+	if (r->forks != rmawin_forks)
+		return 0;
+	tail = __atomic_load_n(r->sq_tail, __ATOMIC_ACQUIRE);
+	return __atomic_load_n(r->sq_head, __ATOMIC_ACQUIRE) == tail;
 }
 
 /**

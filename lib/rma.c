@@ -54,12 +54,19 @@ static int rmawin_long_acc(const struct rmawin_op_desc *op)
  */
 #define RMAWIN_ISSUE_BUSY	((1ULL << RMAWIN_ISSUE_SHIFT) - 1)
 
+/*
+ * A call that began while another was under way gets a shared ticket
+ * (RMAWIN_TICKET_SHARED), which never makes a window quiet: the other one
+ * may hand the kernel its operations after the kernel answered ours, and
+ * end before us, so that at our end nothing shows that it was there.
+ */
 uint64_t rmawin__issue_begin(struct rmawin_ep *ep)
 {
 	uint64_t v = __atomic_add_fetch(&ep->issue, (1ULL << RMAWIN_ISSUE_SHIFT) + 1,
 					__ATOMIC_ACQ_REL);
+	uint64_t ticket = v >> RMAWIN_ISSUE_SHIFT;
 
-	return v >> RMAWIN_ISSUE_SHIFT;
+	return (v & RMAWIN_ISSUE_BUSY) == 1 ? ticket : ticket | RMAWIN_TICKET_SHARED;
 }
 
 /* @quiet: the window the kernel said is quiet after the call, or NULL */
@@ -67,8 +74,15 @@ void rmawin__issue_end(struct rmawin_ep *ep, uint64_t ticket, struct rmawin_win 
 {
 	uint64_t v = __atomic_sub_fetch(&ep->issue, 1, __ATOMIC_ACQ_REL);
 
-	if (quiet && v == ticket << RMAWIN_ISSUE_SHIFT)
+	if (quiet && !(ticket & RMAWIN_TICKET_SHARED) && v == ticket << RMAWIN_ISSUE_SHIFT)
 		__atomic_store_n(&quiet->quiet, ticket, __ATOMIC_RELEASE);
+}
+
+/* What a queued ring entry carries of its call's ticket: a shared one's never matches. */
+uint64_t rmawin__ticket_lo(uint64_t ticket)
+{
+	return ticket & RMAWIN_TICKET_SHARED ? RMAWIN_UD_TICKET_MASK + 1 :
+					       ticket & RMAWIN_UD_TICKET_MASK;
 }
 
 /**
@@ -82,9 +96,10 @@ void rmawin__issue_end(struct rmawin_ep *ep, uint64_t ticket, struct rmawin_win 
  * newest and no call is under way, the window keeps the ticket, as
  * rmawin__issue_end() does for an ioctl the kernel said left it quiet.
  * Every call that takes a ticket reaps the whole ring before it issues
- * anything (it reaps before it queues, and drains the ring before an
- * ioctl), so between an entry's ticket and its reaping only the calls
- * under way take tickets: never enough to come round to the same low bits.  Storing a
+ * anything (it reaps before it queues; before an ioctl it drains the
+ * ring, or its bypass found it reaped), so between an entry's ticket and
+ * its reaping only the calls under way, or past that reaping, take
+ * tickets: never enough to come round to the same low bits.  Storing a
  * ticket that a racing call has just made old is harmless: the window is
  * quiet only while its ticket is the newest.
  */
@@ -113,11 +128,16 @@ int rmawin__win_quiet(const struct rmawin_win *win)
 
 /*
  * Batches of up to RMAWIN_RMA_MAX_OPS; 1 if the last left @win quiet.
- * @settled: no entry of the ring's is in flight or unreaped.
+ * @ticket: the call's (rmawin__issue_begin()): the kernel is asked whether
+ * @win is quiet only where its answer can be kept, for a call alone with
+ * every ring entry queued before it taken.
  */
 static int rmawin_submit_ioctl(struct rmawin_ep *ep, struct rmawin_op_desc *ops,
-			       unsigned int n, struct rmawin_win *win, int settled)
+			       unsigned int n, struct rmawin_win *win, uint64_t ticket)
 {
+	int quiet = win && ep->rma_quiet && !(ticket & RMAWIN_TICKET_SHARED) &&
+		    rmawin__ring_taken(ep);
+
 	unsigned int done = 0, chunk;
 	struct rmawin_rma r;
 	int ret = 0;
@@ -125,8 +145,7 @@ static int rmawin_submit_ioctl(struct rmawin_ep *ep, struct rmawin_op_desc *ops,
 	while (done < n && !ret) {
 		chunk = n - done < RMAWIN_RMA_MAX_OPS ? n - done : RMAWIN_RMA_MAX_OPS;
 		memset(&r, 0, sizeof(r));
-		/* asked for where the answer can be used: no ring's entries before */
-		if (win && ep->rma_quiet && (!ep->ring || settled))
+		if (quiet)
 			r.flags = RMAWIN_RMA_QUIET;
 		r.ops_ptr = (uintptr_t)&ops[done];
 		r.nops = chunk;
@@ -157,7 +176,7 @@ static int rmawin_submit_as(struct rmawin_ep *ep, struct rmawin_op_desc *ops, un
 			rmawin__ring_drain(ep);
 	}
 	if (done < n && !res)
-		res = rmawin_submit_ioctl(ep, ops + done, n - done, win, bypass);
+		res = rmawin_submit_ioctl(ep, ops + done, n - done, win, ticket);
 	rmawin__issue_end(ep, ticket, res > 0 ? win : NULL);
 	return res > 0 ? 0 : res;
 }
@@ -227,11 +246,13 @@ int rmawin__queue_one(struct rmawin_win *win, struct rmawin_op_desc *op)
 			/*
 			 * By ioctl, as if queued: the kernel's verdict waits for
 			 * the window's next synchronization, as the ring's would.
-			 * After what is queued (nothing, when the ring is
-			 * bypassed): a long accumulate waits for its target's
-			 * answers in this thread, not in the shared poller.
+			 * A long accumulate waits for its target's answers in
+			 * this thread, not in the shared poller, after what is
+			 * queued.  A bypass found this thread's entries all run
+			 * and reaped: other threads' have no order with ours.
 			 */
-			rmawin__ring_drain(win->ep);
+			if (long_acc)
+				rmawin__ring_drain(win->ep);
 			ret = rmawin_submit_as(win->ep, op, 1, win, 1);
 			if (ret)
 				rmawin__win_error(win->ep, win->id, ret);

@@ -134,6 +134,7 @@ int rmawin__ring_queue(struct rmawin_ep *ep, const struct rmawin_op_desc *op, ui
 void rmawin__ring_drain(struct rmawin_ep *ep);
 void rmawin__ring_catch_up(struct rmawin_ep *ep);
 int rmawin__ring_bypass(struct rmawin_ep *ep);
+int rmawin__ring_taken(const struct rmawin_ep *ep);
 unsigned int rmawin__ring_run(struct rmawin_ep *ep, struct rmawin_op_desc *ops, unsigned int n,
 			      int *res);
 
@@ -144,8 +145,15 @@ int rmawin__queue_one(struct rmawin_win *win, struct rmawin_op_desc *op);
 uint64_t rmawin__issue_begin(struct rmawin_ep *ep);
 void rmawin__issue_end(struct rmawin_ep *ep, uint64_t ticket, struct rmawin_win *quiet);
 int rmawin__win_quiet(const struct rmawin_win *win);
+/*
+ * A ticket whose call began while another was under way: the other's
+ * operations may reach the kernel after ours, so the kernel's word that a
+ * window is quiet after ours is not kept (rma.c).
+ */
+#define RMAWIN_TICKET_SHARED	(1ULL << 63)
 /* the low bits of a ticket that a queued ring entry carries (ring.c) */
-#define RMAWIN_UD_TICKET_MASK	0x7fffffffULL
+#define RMAWIN_UD_TICKET_MASK	0x3fffffffULL
+uint64_t rmawin__ticket_lo(uint64_t ticket);
 void rmawin__issue_quiet(struct rmawin_ep *ep, uint32_t win_id, uint64_t ticket_lo);
 int rmawin__rma_desc(struct rmawin_win *win, uint8_t opcode, const void *origin, size_t len,
 		     int target, size_t target_disp, struct rmawin_op_desc *op);

@@ -20,6 +20,10 @@
  * followed by one still in flight does not spare the flush, which the
  * target checks with the data, told that the flush returned through a
  * pipe, outside rmawin.
+ *
+ * The library's bookkeeping of which window is quiet (lib/rma.c, its
+ * tickets) is also driven directly, in the orders that two threads of one
+ * process can take and a test cannot force through the device's timing.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -37,6 +41,8 @@
 #include <rmawin.h>
 
 #include "rmawin_test.h"
+/* the library's tickets, driven directly (tickets_*) */
+#include "../../lib/rmawin_priv.h"
 
 #define WORDS	512
 #define NFOP	200
@@ -452,6 +458,85 @@ TEST_F_TIMEOUT(ring_quiet, quiet_entry_then_one_in_flight, 120)
 	close(p.checked[0]);
 	close(p.checked[1]);
 	rmawin_test_expect_no_leaks(_metadata);
+}
+
+/* An endpoint and one window of the library's, in memory only: no kernel. */
+struct ticket_bench {
+	struct rmawin_ep ep;
+	struct rmawin_win win;
+};
+
+static void ticket_bench_init(struct ticket_bench *t)
+{
+	memset(t, 0, sizeof(*t));
+	pthread_mutex_init(&t->ep.lock, NULL);
+	t->win.ep = &t->ep;
+	t->win.id = 7;
+	t->win.quiet = ~0ULL;
+	t->ep.wins = &t->win;
+}
+
+/*
+ * A call alone that the kernel said left its window quiet spares the next
+ * flush, until any call takes a ticket.
+ */
+TEST(tickets_lone_call_keeps_quiet)
+{
+	struct ticket_bench t;
+	uint64_t a;
+
+	ticket_bench_init(&t);
+	EXPECT_FALSE(rmawin__win_quiet(&t.win));
+	a = rmawin__issue_begin(&t.ep);
+	EXPECT_FALSE(rmawin__win_quiet(&t.win));
+	rmawin__issue_end(&t.ep, a, &t.win);
+	EXPECT_TRUE(rmawin__win_quiet(&t.win));
+	a = rmawin__issue_begin(&t.ep);
+	EXPECT_FALSE(rmawin__win_quiet(&t.win));	/* under way */
+	rmawin__issue_end(&t.ep, a, NULL);
+	EXPECT_FALSE(rmawin__win_quiet(&t.win));	/* newer than the quiet one */
+	/* a queued entry's completion that says quiet, its call alone */
+	a = rmawin__issue_begin(&t.ep);
+	rmawin__issue_end(&t.ep, a, NULL);
+	rmawin__issue_quiet(&t.ep, t.win.id, rmawin__ticket_lo(a));
+	EXPECT_TRUE(rmawin__win_quiet(&t.win));
+}
+
+/*
+ * Thread A begins a call; thread B begins one, the kernel says B's window
+ * is quiet; A's operation reaches the kernel only then, and A ends; B
+ * ends last.  A's operation is in flight: a flush must not be spared.
+ * (The library before this test kept B's word: nothing at B's end showed
+ * that A had been under way.)
+ */
+TEST(tickets_overlapping_call_keeps_no_quiet)
+{
+	struct ticket_bench t;
+	uint64_t a, b;
+
+	ticket_bench_init(&t);
+	a = rmawin__issue_begin(&t.ep);
+	b = rmawin__issue_begin(&t.ep);
+	rmawin__issue_end(&t.ep, a, NULL);
+	rmawin__issue_end(&t.ep, b, &t.win);
+	EXPECT_FALSE(rmawin__win_quiet(&t.win));
+	/* A ends last: its own word is not kept either, B was under way */
+	b = rmawin__issue_begin(&t.ep);
+	a = rmawin__issue_begin(&t.ep);
+	rmawin__issue_end(&t.ep, b, NULL);
+	rmawin__issue_end(&t.ep, a, &t.win);
+	EXPECT_FALSE(rmawin__win_quiet(&t.win));
+	/* the same through a queued entry's completion */
+	a = rmawin__issue_begin(&t.ep);
+	b = rmawin__issue_begin(&t.ep);
+	rmawin__issue_end(&t.ep, a, NULL);
+	rmawin__issue_end(&t.ep, b, NULL);
+	rmawin__issue_quiet(&t.ep, t.win.id, rmawin__ticket_lo(b));
+	EXPECT_FALSE(rmawin__win_quiet(&t.win));
+	/* and a call alone after them is kept again */
+	a = rmawin__issue_begin(&t.ep);
+	rmawin__issue_end(&t.ep, a, &t.win);
+	EXPECT_TRUE(rmawin__win_quiet(&t.win));
 }
 
 TEST(feature_bit)
