@@ -137,7 +137,6 @@ static int rmawin_submit_ioctl(struct rmawin_ep *ep, struct rmawin_op_desc *ops,
 {
 	int quiet = win && ep->rma_quiet && !(ticket & RMAWIN_TICKET_SHARED) &&
 		    rmawin__ring_taken(ep);
-
 	unsigned int done = 0, chunk;
 	struct rmawin_rma r;
 	int ret = 0;
