@@ -28,6 +28,8 @@
  *             last rank, many in a row, while every other rank swaps 0 in:
  *             each fetched 0 or the value of the one before it; then
  *             REPLACE, SUM, NO_OP on another location: a chain
+ *   loops_end  the end of an epoch (WAIT, a fence, UNLOCK) waits for the
+ *             device's compare-and-swap loops still in flight
  * Exit status 0 when every case passed on this rank.
  */
 #include <errno.h>
@@ -523,6 +525,95 @@ static int case_order_same_op(void)
 	return 0;
 }
 
+/*
+ * loops_end: every rank adds 1 to every byte of the next rank's 64 words,
+ * twice, on a window whose small integers take the device's
+ * compare-and-swap loops (64 words: twice the lanes an operation keeps in
+ * flight, so work requests are still to be posted from completions), and
+ * ends the epoch without a flush; the target reads its bytes as soon as
+ * its own call learns that the epoch ended: WAIT, the fence, its
+ * exclusive lock of its own window that the origin's UNLOCK lets it have.
+ */
+#define LOOPS_WORDS	64
+
+/* 1 (and a message) if a byte is not 3; each byte read once */
+static int loops_check(const uint64_t *mem, const char *how)
+{
+	const volatile unsigned char *b = (const volatile unsigned char *)mem;
+	unsigned char v;
+	size_t j;
+
+	for (j = 0; j < LOOPS_WORDS * 8; j++) {
+		v = b[j];
+		if (v != 3) {
+			fprintf(stderr, "sync_check: rank %d: %s: after %s: byte %zu is %u, want 3\n",
+				me, cur, how, j, v);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static int loops_add(struct rmawin_win *win, const int8_t *ones, int right)
+{
+	CHECK(rmawin_accumulate(win, ones, LOOPS_WORDS * 8, RMAWIN_INT8, right, 0, RMAWIN_SUM));
+	CHECK(rmawin_accumulate(win, ones, LOOPS_WORDS * 8, RMAWIN_INT8, right, 0, RMAWIN_SUM));
+	return 0;
+}
+
+/* Every rank's bytes back to 1, once every origin is done with them. */
+static int loops_reset(uint64_t *mem)
+{
+	CHECK(rmawin_barrier(ep));
+	memset(mem, 1, LOOPS_WORDS * 8);
+	CHECK(rmawin_barrier(ep));
+	return 0;
+}
+
+static int case_loops_end(void)
+{
+	int left = (me + n - 1) % n, right = (me + 1) % n, bad = 0;
+	uint64_t mem[LOOPS_WORDS];
+	int8_t ones[LOOPS_WORDS * 8];
+	struct rmawin_win *win;
+
+	memset(mem, 1, sizeof(mem));
+	memset(ones, 1, sizeof(ones));
+	CHECK(rmawin_win_create(ep, mem, sizeof(mem), 1,
+				RMAWIN_WIN_SAME_OP | RMAWIN_WIN_NIC_SMALL_INTS, &win));
+	CHECK(rmawin_post(win, &left, 1));
+	CHECK(rmawin_start(win, &right, 1));
+	if (loops_add(win, ones, right))
+		return 1;
+	CHECK(rmawin_complete(win));
+	CHECK(rmawin_wait(win));
+	CHECK(rmawin_sync(win));
+	bad |= loops_check(mem, "WAIT");
+	if (loops_reset(mem))
+		return 1;
+	CHECK(rmawin_fence(win, RMAWIN_MODE_NOPRECEDE));
+	if (loops_add(win, ones, right))
+		return 1;
+	CHECK(rmawin_fence(win, RMAWIN_MODE_NOSUCCEED));
+	CHECK(rmawin_sync(win));
+	bad |= loops_check(mem, "the fence");
+	if (loops_reset(mem))
+		return 1;
+	CHECK(rmawin_lock(win, RMAWIN_LOCK_EXCLUSIVE, right));
+	/* every origin holds its lock before any target asks for its own */
+	CHECK(rmawin_barrier(ep));
+	if (loops_add(win, ones, right))
+		return 1;
+	CHECK(rmawin_unlock(win, right));
+	CHECK(rmawin_lock(win, RMAWIN_LOCK_EXCLUSIVE, me));
+	CHECK(rmawin_sync(win));
+	bad |= loops_check(mem, "the lock");
+	CHECK(rmawin_unlock(win, me));
+	CHECK(rmawin_barrier(ep));
+	CHECK(rmawin_win_free(win));
+	return bad;
+}
+
 static const struct {
 	const char *name;
 	int (*fn)(void);
@@ -540,6 +631,7 @@ static const struct {
 	{ "onetoall", case_onetoall, 2 },
 	{ "notify", case_notify, 2 },
 	{ "order_same_op", case_order_same_op, 2 },
+	{ "loops_end", case_loops_end, 2 },
 };
 
 int main(void)
