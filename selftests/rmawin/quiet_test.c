@@ -476,6 +476,11 @@ static void ticket_bench_init(struct ticket_bench *t)
 	t->ep.wins = &t->win;
 }
 
+static void ticket_bench_fini(struct ticket_bench *t)
+{
+	pthread_mutex_destroy(&t->ep.lock);
+}
+
 /*
  * A call alone that the kernel said left its window quiet spares the next
  * flush, until any call takes a ticket.
@@ -500,6 +505,7 @@ TEST(tickets_lone_call_keeps_quiet)
 	rmawin__issue_end(&t.ep, a, NULL);
 	rmawin__issue_quiet(&t.ep, t.win.id, rmawin__ticket_lo(a));
 	EXPECT_TRUE(rmawin__win_quiet(&t.win));
+	ticket_bench_fini(&t);
 }
 
 /*
@@ -537,6 +543,7 @@ TEST(tickets_overlapping_call_keeps_no_quiet)
 	a = rmawin__issue_begin(&t.ep);
 	rmawin__issue_end(&t.ep, a, &t.win);
 	EXPECT_TRUE(rmawin__win_quiet(&t.win));
+	ticket_bench_fini(&t);
 }
 
 TEST(feature_bit)
