@@ -66,13 +66,17 @@ mpi-bench: mpi
 
 # Issue 14's 8-byte latency comparison, robust to the guest's spread:
 # ROUNDS (default 3) interleaved rounds of the OSU latency programs at
-# 8 bytes on every stack, medians in build/osu/compare.txt (Documentation/mpi.rst).
+# 8 bytes on every stack, in the modes COMPARE_SYNCS (default flush and
+# lock), medians in build/osu/$(COMPARE_OUT).txt (Documentation/mpi.rst).
 ROUNDS ?= 3
+COMPARE_SYNCS ?= flush lock
+COMPARE_OUT ?= compare
 mpi-compare: mpi
 	$(TOP)/bench/mpi/osu.sh build
 	$(TOP)/tools/vm --timeout $$(($(ROUNDS) * 900 + 150)) -- \
-		env ROUNDS=$(ROUNDS) $(TOP)/bench/mpi/osu.sh compare
-	$(TOP)/bench/mpi/osu.sh compare-report
+		env ROUNDS=$(ROUNDS) COMPARE_SYNCS="$(COMPARE_SYNCS)" \
+		COMPARE_CSV=$(TOP)/build/osu/$(COMPARE_OUT).csv $(TOP)/bench/mpi/osu.sh compare
+	COMPARE_CSV=$(TOP)/build/osu/$(COMPARE_OUT).csv $(TOP)/bench/mpi/osu.sh compare-report
 
 # checkpatch --strict, sparse (C=2 checks every file) and W=1, all silent.
 lint: deps

@@ -297,14 +297,15 @@ compare() {
 	done
 }
 
-# compare.csv -> compare.txt: per row the median of each stack's rounds
-# (- where none ran; the reason of the first failure in the notes below),
-# and each rmawin stack's median over the best working peer's.  A run
+# compare.csv (COMPARE_CSV) -> compare.txt beside it: per row the median of
+# each stack's rounds (- where none ran; the reason of the first failure in
+# the notes below), and each rmawin stack's median over the best working
+# peer's.  A run
 # during which rxe0 sent fewer packets than OSU's 220 iterations did not
 # cross the device (Open MPI's osc rdma keeps an allocated window in
 # shared memory): its median is marked * and is no peer's best.
 compare_report() {
-	local csv=$out/compare.csv
+	local csv=${COMPARE_CSV:-$out/compare.csv}
 	[[ -f $csv ]] || { echo "osu: no $csv (osu.sh compare)" >&2; exit 1; }
 	{
 		echo "8-byte latency, us: median of each stack's rounds ($(cut -d, -f1 "$csv" |
@@ -353,7 +354,7 @@ compare_report() {
 		echo "runs that did not give a value (the first of each stack, program and flavor):"
 		tail -n +2 "$csv" | grep -v ',ok,' | sort -t, -k5,5 -k2,2 -k3,3 -u |
 			awk -F, '{ printf "  %s %s %s %s round %s: %s\n", $5, $2, $3, $4, $1, $7 }'
-	} | tee "$out/compare.txt"
+	} | tee "${csv%.csv}.txt"
 }
 
 # Every configuration tried for the peers (Documentation/mpi.rst), one after
