@@ -300,10 +300,10 @@ compare() {
 # compare.csv (COMPARE_CSV) -> compare.txt beside it: per row the median of
 # each stack's rounds (- where none ran; the reason of the first failure in
 # the notes below), and each rmawin stack's median over the best working
-# peer's.  A run
-# during which rxe0 sent fewer packets than OSU's 220 iterations did not
-# cross the device (Open MPI's osc rdma keeps an allocated window in
-# shared memory): its median is marked * and is no peer's best.
+# peer's.  A run during which rxe0 sent fewer packets than OSU's 220
+# iterations did not cross the device (Open MPI's osc rdma keeps an
+# allocated window in shared memory): its median is marked * and is no
+# peer's best.
 compare_report() {
 	local csv=${COMPARE_CSV:-$out/compare.csv}
 	[[ -f $csv ]] || { echo "osu: no $csv (osu.sh compare)" >&2; exit 1; }
