@@ -71,12 +71,13 @@ mpi-bench: mpi
 ROUNDS ?= 3
 COMPARE_SYNCS ?= flush lock
 COMPARE_OUT ?= compare
+COMPARE_CSV = $(TOP)/build/osu/$(COMPARE_OUT).csv
 mpi-compare: mpi
 	$(TOP)/bench/mpi/osu.sh build
 	$(TOP)/tools/vm --timeout $$(($(ROUNDS) * 900 + 150)) -- \
 		env ROUNDS=$(ROUNDS) COMPARE_SYNCS="$(COMPARE_SYNCS)" \
-		COMPARE_CSV=$(TOP)/build/osu/$(COMPARE_OUT).csv $(TOP)/bench/mpi/osu.sh compare
-	COMPARE_CSV=$(TOP)/build/osu/$(COMPARE_OUT).csv $(TOP)/bench/mpi/osu.sh compare-report
+		COMPARE_CSV=$(COMPARE_CSV) $(TOP)/bench/mpi/osu.sh compare
+	COMPARE_CSV=$(COMPARE_CSV) $(TOP)/bench/mpi/osu.sh compare-report
 
 # checkpatch --strict, sparse (C=2 checks every file) and W=1, all silent.
 lint: deps
