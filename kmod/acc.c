@@ -412,6 +412,24 @@ static bool rmawin_acc_msg_ok(const struct rmawin_wire_acc *m, u16 len,
 	return !check_add_overflow(off, (u64)n, &end) && end <= win->length;
 }
 
+/**
+ * rmawin_acc_carried_ok() - is @m an operation an honest origin's COMPLETE carries?
+ * @m: the fragment
+ * @len: its bytes, header included
+ * @win: the window it names
+ *
+ * One plain accumulate fragment (a put comes as byte REPLACE), whole: no
+ * epoch, at offset 0 of its operation, in range.
+ *
+ * Return: true if so.
+ */
+bool rmawin_acc_carried_ok(const struct rmawin_wire_acc *m, u16 len,
+			   const struct rmawin_win *win)
+{
+	return m->opcode == RMAWIN_OP_ACC && !m->epoch && !m->res_off &&
+	       rmawin_acc_msg_ok(m, len, win);
+}
+
 /*
  * Apply a peer's fragment; answer it unless @quiet.  A quiet fragment is
  * a plain accumulate and never an epoch: it has nothing to answer with.

@@ -29,6 +29,7 @@ static const char *const rmawin_counter_names[] = {
 	[RMAWIN_CNT_SEND_CQES_SOFTIRQ] = "send_cqes_softirq",
 	[RMAWIN_CNT_REQ_ALLOCS] = "req_allocs",
 	[RMAWIN_CNT_EARLY_COMPLETES] = "early_completes",
+	[RMAWIN_CNT_CARRIED_OPS] = "carried_ops",
 };
 
 static void rmawin_show_counters(struct seq_file *m, struct rmawin_counters __percpu *c)

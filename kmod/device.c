@@ -262,7 +262,7 @@ int rmawin_ioctl_query(struct rmawin_ep *ep, void *arg)
 		      RMAWIN_FEAT_THREADS | RMAWIN_FEAT_RMA_QUIET |
 		      RMAWIN_FEAT_NIC_INT_ATOMICS | RMAWIN_FEAT_EPOCH_OP |
 		      RMAWIN_FEAT_NIC_SMALL_FLAG | RMAWIN_FEAT_LAZY_LOCK_ALL |
-		      RMAWIN_FEAT_RING_QUIET;
+		      RMAWIN_FEAT_RING_QUIET | RMAWIN_FEAT_COMPLETE_OP;
 	q->ndevs = n;
 	ret = rmawin_copy_dev_infos(q, infos, min(n, want));
 	kfree(infos);

@@ -442,6 +442,8 @@ int rmawin_ctrl_post_recvs(struct rmawin_peer *peer);
 int rmawin_msg_send(struct rmawin_peer *peer, u8 type, u32 arg,
 		    const void *payload, u16 len);
 int rmawin_msg_signal(struct rmawin_peer *peer, u8 type, u32 arg, bool fence);
+int rmawin_msg_send_fenced(struct rmawin_peer *peer, u8 type, u32 arg,
+			   const void *payload, u16 len, bool fence);
 int rmawin_msg_send_async(struct rmawin_peer *peer, u8 type, u32 arg,
 			  const void *payload, u16 len);
 int rmawin_msg_send_first(struct rmawin_peer *peer, u8 type, const void *payload, u16 len);

@@ -81,7 +81,11 @@ static const struct rmawin_msg_def rmawin_msg_defs[RMAWIN_MSG_LAST] = {
 	[RMAWIN_MSG_UNLOCK] = RMAWIN_MSG_FIXED_SOFTIRQ(rmawin_unlock_recv,
 						       struct rmawin_wire_lock),
 	[RMAWIN_MSG_POST] = RMAWIN_MSG_EMPTY_SOFTIRQ(rmawin_pscw_post_recv),
-	[RMAWIN_MSG_COMPLETE] = RMAWIN_MSG_EMPTY_SOFTIRQ(rmawin_pscw_complete_recv),
+	[RMAWIN_MSG_COMPLETE] = {
+		.recv = rmawin_pscw_complete_recv,
+		.max_len = sizeof(struct rmawin_wire_acc) + RMAWIN_EPOCH_OP_MAX,
+		.softirq = true,
+	},
 	[RMAWIN_MSG_NOTIFY] = RMAWIN_MSG_FIXED(rmawin_notify_recv, struct rmawin_wire_notify),
 	[RMAWIN_MSG_WELCOME] = RMAWIN_MSG_EMPTY(NULL),
 	[RMAWIN_MSG_ACC_QUIET] = {
@@ -611,6 +615,23 @@ int rmawin_msg_send(struct rmawin_peer *peer, u8 type, u32 arg,
 int rmawin_msg_signal(struct rmawin_peer *peer, u8 type, u32 arg, bool fence)
 {
 	return rmawin_msg_send_flags(peer, type, arg, NULL, 0, fence ? IB_SEND_FENCE : 0);
+}
+
+/**
+ * rmawin_msg_send_fenced() - rmawin_msg_send(), fenced or not
+ * @peer: destination
+ * @type: enum rmawin_msg_type
+ * @arg: the header's type-specific argument
+ * @payload: bytes after the header, or NULL
+ * @len: bytes at @payload
+ * @fence: as rmawin_msg_signal()'s
+ *
+ * Context and return: as rmawin_msg_send().
+ */
+int rmawin_msg_send_fenced(struct rmawin_peer *peer, u8 type, u32 arg,
+			   const void *payload, u16 len, bool fence)
+{
+	return rmawin_msg_send_flags(peer, type, arg, payload, len, fence ? IB_SEND_FENCE : 0);
 }
 
 /* Give send buffer @slot back: what it was taken for is not sent. */

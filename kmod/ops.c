@@ -283,9 +283,11 @@ static void rmawin_win_note(struct rmawin_win *win, const struct rmawin_op_desc 
 }
 
 #define RMAWIN_OP_F_EPOCH	(RMAWIN_OP_F_EPOCH_SHARED | RMAWIN_OP_F_EPOCH_EXCLUSIVE)
+#define RMAWIN_OP_F_KNOWN	(RMAWIN_OP_F_EPOCH | RMAWIN_OP_F_EPOCH_COMPLETE)
 
 /*
- * RMAWIN_OP_F_EPOCH_*: may @op be a whole lock epoch of its own?  In place
+ * RMAWIN_OP_F_EPOCH_SHARED or _EXCLUSIVE: may @op be a whole lock epoch of
+ * its own (_COMPLETE: pscw.c judges)?  In place
  * of the access epoch check: the window must hold no lock of the target
  * nor wait for one (the target takes an epoch from a rank that does for a
  * rogue's), and be in no PSCW or non-empty fence epoch, as for
@@ -297,6 +299,8 @@ static int rmawin_epoch_op_check(struct rmawin_ep *ep, const struct rmawin_op_de
 {
 	struct rmawin_win *win = t->win;
 
+	if (op->flags == RMAWIN_OP_F_EPOCH_COMPLETE)
+		return rmawin_pscw_op_check(ep, op, t);
 	if (op->flags != RMAWIN_OP_F_EPOCH_SHARED && op->flags != RMAWIN_OP_F_EPOCH_EXCLUSIVE)
 		return -EINVAL;
 	if (t->ring || op->target == ep->group->rank || !op->len ||
@@ -342,7 +346,7 @@ static int rmawin_op_check(struct rmawin_ep *ep, const struct rmawin_op_desc *op
 	if (op->opcode == RMAWIN_OP_FLUSH)
 		return rmawin_flush_check(ep, op, &t->win);
 	def = rmawin_op_def(op->opcode);
-	if ((op->flags & ~RMAWIN_OP_F_EPOCH) || op->reserved || (op->tag && !def->tag))
+	if ((op->flags & ~RMAWIN_OP_F_KNOWN) || op->reserved || (op->tag && !def->tag))
 		return -EINVAL;
 	if (!def->acc && (op->acc_op || op->datatype || op->result || op->compare))
 		return -EINVAL;
@@ -371,6 +375,9 @@ static int rmawin_op_check(struct rmawin_ep *ep, const struct rmawin_op_desc *op
 		ret = rmawin_atomic_check(t, op);
 	if (!ret && t->epoch)
 		rmawin_epoch_op_path(def, t);
+	/* the target's CPU applies it: not against the device's atomics */
+	if (!ret && t->carried && t->atomic)
+		ret = -EOPNOTSUPP;
 	return ret;
 }
 
@@ -482,6 +489,8 @@ static int rmawin_op_issue(struct rmawin_ep *ep, const struct rmawin_op_desc *op
 	if (op->opcode == RMAWIN_OP_FLUSH)
 		return rmawin_win_complete(t->win);
 	rmawin_count(ep, RMAWIN_CNT_OPS, 1);
+	if (t->carried)
+		return rmawin_pscw_op_issue(ep, op, t);
 	if (t->epoch)
 		return rmawin_epoch_op_issue(ep, op, t);
 	t->win->fence_ops++;

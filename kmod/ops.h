@@ -17,7 +17,9 @@
  * @atomic: through the device's atomics (rmawin_atomic_check()); then
  *	@remote is set for this rank's own window too
  * @epoch: 0, or RMAWIN_WIRE_EPOCH_*: the operation is a whole lock epoch
- *	(RMAWIN_OP_F_EPOCH_*, rmawin_epoch_op_check())
+ *	(RMAWIN_OP_F_EPOCH_SHARED or _EXCLUSIVE, rmawin_epoch_op_check())
+ * @carried: it ends its PSCW access epoch, in the COMPLETE message
+ *	(RMAWIN_OP_F_EPOCH_COMPLETE, rmawin_pscw_op_check())
  */
 struct rmawin_target {
 	struct rmawin_win *win;
@@ -25,6 +27,7 @@ struct rmawin_target {
 	u64 off;
 	bool ring;
 	bool atomic;
+	bool carried;
 	u8 epoch;
 };
 
@@ -66,6 +69,14 @@ void rmawin_acc_apply_win(struct rmawin_win *win, u8 opcode, u8 acc_op, u8 type,
 			  u64 off, u32 len, const void *data, void *old);
 int rmawin_acc_send_part(struct rmawin_req *req, u8 type, struct rmawin_wire_acc *m,
 			 u32 len, u64 done, u32 n);
+bool rmawin_acc_carried_ok(const struct rmawin_wire_acc *m, u16 len,
+			   const struct rmawin_win *win);
+
+/* pscw.c: an operation carried by its epoch's COMPLETE */
+int rmawin_pscw_op_check(struct rmawin_ep *ep, const struct rmawin_op_desc *op,
+			 struct rmawin_target *t);
+int rmawin_pscw_op_issue(struct rmawin_ep *ep, const struct rmawin_op_desc *op,
+			 const struct rmawin_target *t);
 
 /* bulk.c: plain accumulates through the target's inbox */
 bool rmawin_bulk_wanted(const struct rmawin_op_desc *op, const struct rmawin_target *t);

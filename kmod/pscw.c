@@ -9,12 +9,18 @@
  * waits for a COMPLETE from each origin.  Messages are counted per rank,
  * ever: the k-th START on a target matches its k-th POST to us, and the
  * k-th WAIT the k-th COMPLETE of each origin, however early they arrive.
+ *
+ * An access epoch of one target and one small put or accumulate may send
+ * that operation in its COMPLETE (RMAWIN_OP_F_EPOCH_COMPLETE): the target
+ * applies it as the message arrives, before it counts the COMPLETE, so one
+ * send does the work of the operation's and COMPLETE's.
  */
 #include <linux/slab.h>
 #include <linux/bitmap.h>
 #include <linux/uaccess.h>
 
 #include "rmawin.h"
+#include "ops.h"
 
 /**
  * rmawin_win_pscw_init() - the window's post/start/complete/wait state
@@ -65,7 +71,8 @@ void rmawin_win_pscw_free(struct rmawin_win *win)
  * epoch we posted to it; anything beyond is a protocol error, so that the
  * counts stay meaningful and bounded.
  */
-static int rmawin_pscw_count(struct rmawin_peer *peer, u32 win_id, bool post)
+static int rmawin_pscw_count(struct rmawin_peer *peer, u32 win_id, bool post,
+			     const struct rmawin_wire_acc *carried, u16 len)
 {
 	struct rmawin_ep *ep = peer->grp->ep;
 	u32 r = peer->rank;
@@ -83,10 +90,17 @@ static int rmawin_pscw_count(struct rmawin_peer *peer, u32 win_id, bool post)
 	cnt = post ? &win->pscw.posts_rcvd[r] : &win->pscw.completes_rcvd[r];
 	limit = post ? READ_ONCE(win->pscw.posts_used[r]) + 2 :
 		       READ_ONCE(win->pscw.completes_due[r]);
-	if ((s32)(atomic_read(cnt) + 1 - limit) > 0)
+	if ((s32)(atomic_read(cnt) + 1 - limit) > 0 ||
+	    (len && !rmawin_acc_carried_ok(carried, len, win))) {
 		ret = -EPROTO;
-	else
-		atomic_inc(cnt);
+		goto out_unlock;
+	}
+	/* the epoch's operation lands before WAIT can see its COMPLETE */
+	if (len)
+		rmawin_acc_apply_win(win, RMAWIN_OP_ACC, carried->acc_op, carried->datatype,
+				     le64_to_cpu(carried->offset), le32_to_cpu(carried->len),
+				     carried->data, NULL);
+	atomic_inc(cnt);
 out_unlock:
 	xa_unlock_bh(&ep->wins);
 	wake_up_all(&ep->wq);
@@ -105,34 +119,40 @@ out_unlock:
  */
 int rmawin_pscw_post_recv(struct rmawin_peer *peer, u32 win_id, const void *p, u16 len)
 {
-	return rmawin_pscw_count(peer, win_id, true);
+	return rmawin_pscw_count(peer, win_id, true, NULL, 0);
 }
 
 /**
  * rmawin_pscw_complete_recv() - RMAWIN_MSG_COMPLETE from a peer
  * @peer: the sender
  * @win_id: the window
- * @p: no payload
- * @len: 0
+ * @p: nothing, or the epoch's operation it carries (struct rmawin_wire_acc
+ *	and data, rmawin_acc_carried_ok())
+ * @len: 0, or the payload's bytes
  *
  * Context: the receive completion's softirq, or the receive work (msg.c).
  * Return: 0 or -EPROTO.
  */
 int rmawin_pscw_complete_recv(struct rmawin_peer *peer, u32 win_id, const void *p, u16 len)
 {
-	return rmawin_pscw_count(peer, win_id, false);
+	if (len && len < sizeof(struct rmawin_wire_acc))
+		return -EPROTO;
+	return rmawin_pscw_count(peer, win_id, false, p, len);
 }
 
 /*
  * Send POST or COMPLETE to @rank, or count it here if @rank is us; @fence:
- * behind the reads posted before it (rmawin_msg_signal()).
+ * behind the reads posted before it (rmawin_msg_signal()).  @carried
+ * (@len bytes, to another rank only): the epoch's operation, in the COMPLETE.
  */
-static int rmawin_pscw_tell(struct rmawin_win *win, u32 rank, u8 type, bool fence)
+static int rmawin_pscw_tell(struct rmawin_win *win, u32 rank, u8 type, bool fence,
+			    const struct rmawin_wire_acc *carried, u16 len)
 {
 	struct rmawin_group *grp = win->ep->group;
 
 	if (rank != grp->rank)
-		return rmawin_msg_signal(&grp->peers[rank], type, win->id, fence);
+		return rmawin_msg_send_fenced(&grp->peers[rank], type, win->id, carried, len,
+					      fence);
 	atomic_inc(type == RMAWIN_MSG_POST ? &win->pscw.posts_rcvd[rank] :
 					     &win->pscw.completes_rcvd[rank]);
 	return 0;
@@ -239,7 +259,7 @@ static int rmawin_do_post(struct rmawin_ep *ep, struct rmawin_pscw *p)
 	 */
 	for_each_set_bit(r, s->exposure, ep->group->nranks) {
 		WRITE_ONCE(s->completes_due[r], s->completes_due[r] + 1);
-		tret = rmawin_pscw_tell(win, r, RMAWIN_MSG_POST, false);
+		tret = rmawin_pscw_tell(win, r, RMAWIN_MSG_POST, false, NULL, 0);
 		ret = ret ?: tret;
 	}
 	s->posted = true;
@@ -279,21 +299,20 @@ static int rmawin_do_start(struct rmawin_ep *ep, struct rmawin_pscw *p)
 	return 0;
 }
 
-static int rmawin_do_complete(struct rmawin_ep *ep, struct rmawin_pscw *p)
+/*
+ * End @win's access epoch, which was started; @carried (@len bytes): its
+ * operation, to go in the COMPLETE of the epoch's one target.
+ */
+static int rmawin_pscw_complete(struct rmawin_win *win, const struct rmawin_wire_acc *carried,
+				u16 len)
 {
-	struct rmawin_pscw_state *s;
+	struct rmawin_pscw_state *s = &win->pscw;
+	struct rmawin_ep *ep = win->ep;
 	struct rmawin_drain d;
-	struct rmawin_win *win;
 	int ret, tret;
 	bool cut;
 	u32 r;
 
-	ret = rmawin_pscw_win(ep, p, &win);
-	if (ret)
-		return ret;
-	s = &win->pscw;
-	if (!s->started)
-		return -EPERM;
 	/*
 	 * The epoch's operations are done at the targets before they hear:
 	 * complete here first, or, if they are puts and gets, followed on
@@ -308,11 +327,91 @@ static int rmawin_do_complete(struct rmawin_ep *ep, struct rmawin_pscw *p)
 	 */
 	cut = ret && atomic_read(&win->inflight);
 	for_each_set_bit(r, s->access, cut ? 0 : ep->group->nranks) {
-		tret = rmawin_pscw_tell(win, r, RMAWIN_MSG_COMPLETE, d.fence);
+		tret = rmawin_pscw_tell(win, r, RMAWIN_MSG_COMPLETE, d.fence, carried, len);
 		ret = ret ?: tret;
 	}
 	s->started = false;
 	return rmawin_win_drain_end(win, &d, ret);
+}
+
+static int rmawin_do_complete(struct rmawin_ep *ep, struct rmawin_pscw *p)
+{
+	struct rmawin_win *win;
+	int ret;
+
+	ret = rmawin_pscw_win(ep, p, &win);
+	if (ret)
+		return ret;
+	if (!win->pscw.started)
+		return -EPERM;
+	return rmawin_pscw_complete(win, NULL, 0);
+}
+
+/**
+ * rmawin_pscw_op_check() - may @op end its access epoch, in the COMPLETE?
+ * @ep: the endpoint, locked
+ * @op: an operation with RMAWIN_OP_F_EPOCH_COMPLETE, its target in range
+ * @t: where it lands (@win set)
+ *
+ * In place of the access epoch check: a started epoch whose one target
+ * @op names; a PUT or ACC of 1 to RMAWIN_EPOCH_OP_MAX bytes, not from the
+ * ring (rmawin_op_check() refuses one on the device's atomics).
+ *
+ * Return: 0 (@t->carried set) or the uAPI's errno.
+ */
+int rmawin_pscw_op_check(struct rmawin_ep *ep, const struct rmawin_op_desc *op,
+			 struct rmawin_target *t)
+{
+	struct rmawin_pscw_state *s = &t->win->pscw;
+	u32 n = ep->group->nranks;
+
+	if (t->ring || op->target == ep->group->rank || !op->len ||
+	    (op->opcode != RMAWIN_OP_PUT && op->opcode != RMAWIN_OP_ACC))
+		return -EINVAL;
+	if (op->len > RMAWIN_EPOCH_OP_MAX)
+		return -EMSGSIZE;
+	if (!s->started)
+		return -EPERM;
+	if (!test_bit(op->target, s->access) || bitmap_weight(s->access, n) != 1)
+		return -EINVAL;
+	if (s->waiting)
+		return -EBUSY;
+	t->carried = true;
+	return 0;
+}
+
+/**
+ * rmawin_pscw_op_issue() - send a checked carried operation in its COMPLETE
+ * @ep: the endpoint, locked
+ * @op: the operation (rmawin_pscw_op_check())
+ * @t: where it lands
+ *
+ * A put goes as a byte REPLACE, applied by the target's CPU as the
+ * message arrives, an accumulate as itself.
+ *
+ * Return: -EFAULT if the origin cannot be read (the epoch goes on), else
+ * what RMAWIN_IOC_COMPLETE returns.
+ */
+int rmawin_pscw_op_issue(struct rmawin_ep *ep, const struct rmawin_op_desc *op,
+			 const struct rmawin_target *t)
+{
+	struct {
+		struct rmawin_wire_acc m;
+		u8 data[RMAWIN_EPOCH_OP_MAX];
+	} c;
+	bool put = op->opcode == RMAWIN_OP_PUT;
+
+	memset(&c.m, 0, sizeof(c.m));
+	c.m.win = cpu_to_le32(t->win->id);
+	c.m.opcode = RMAWIN_OP_ACC;
+	c.m.acc_op = put ? RMAWIN_ACC_REPLACE : op->acc_op;
+	c.m.datatype = put ? RMAWIN_TYPE_UINT8 : op->datatype;
+	c.m.offset = cpu_to_le64(t->off);
+	c.m.len = cpu_to_le32(op->len);
+	if (copy_from_user(c.data, u64_to_user_ptr(op->origin), op->len))
+		return -EFAULT;
+	rmawin_count(ep, RMAWIN_CNT_CARRIED_OPS, 1);
+	return rmawin_pscw_complete(t->win, &c.m, sizeof(c.m) + op->len);
 }
 
 static int rmawin_do_wait(struct rmawin_ep *ep, struct rmawin_pscw *p)

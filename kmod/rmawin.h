@@ -67,6 +67,8 @@ struct mem_cgroup;
  * @RMAWIN_CNT_EARLY_COMPLETES: access epochs (PSCW's, fences') whose
  *	COMPLETE or barrier messages went behind their puts and gets on the
  *	same queue pairs, before these completed (pscw.c, sync.c)
+ * @RMAWIN_CNT_CARRIED_OPS: operations sent in their epoch's COMPLETE
+ *	message (RMAWIN_OP_F_EPOCH_COMPLETE, pscw.c)
  * @RMAWIN_NR_COUNTERS: the number of counters
  */
 enum rmawin_counter {
@@ -88,6 +90,7 @@ enum rmawin_counter {
 	RMAWIN_CNT_SEND_CQES_SOFTIRQ,
 	RMAWIN_CNT_REQ_ALLOCS,
 	RMAWIN_CNT_EARLY_COMPLETES,
+	RMAWIN_CNT_CARRIED_OPS,
 	RMAWIN_NR_COUNTERS,
 };
 

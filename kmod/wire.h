@@ -142,7 +142,7 @@ struct rmawin_wire_group_addr {
 
 /* ---- Control messages ------------------------------------------------- */
 
-#define RMAWIN_WIRE_VERSION	7
+#define RMAWIN_WIRE_VERSION	8
 /* Bytes per control message buffer, header included. */
 #define RMAWIN_CTRL_SIZE	512
 
@@ -158,7 +158,8 @@ struct rmawin_wire_group_addr {
  * @RMAWIN_MSG_LOCK_GRANT: lock granted (@arg: window)
  * @RMAWIN_MSG_UNLOCK: lock released (@arg: window)
  * @RMAWIN_MSG_POST: exposure epoch opened to the receiver (@arg: window)
- * @RMAWIN_MSG_COMPLETE: access epoch to the receiver over (@arg: window)
+ * @RMAWIN_MSG_COMPLETE: access epoch to the receiver over (@arg: window);
+ *	its payload, if any, is the epoch's one operation (struct rmawin_wire_acc)
  * @RMAWIN_MSG_NOTIFY: a notified put's data has landed (@arg: 0)
  * @RMAWIN_MSG_WELCOME: the responder took the initiator's proof; the
  *	responder's first message, the only one the initiator accepts before it

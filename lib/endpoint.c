@@ -19,6 +19,14 @@ static const char *rmawin_getenv(const char *name)
 	return v && *v ? v : NULL;
 }
 
+/* A switch such as RMAWIN_NO_CARRY: set, and not "0". */
+static int rmawin_env_on(const char *name)
+{
+	const char *v = rmawin_getenv(name);
+
+	return v && strcmp(v, "0");
+}
+
 /* Every address is parsed up front, so a typo fails here, not at join time. */
 static int rmawin_ep_parse_addrs(struct rmawin_ep *ep, const char *const *addrs)
 {
@@ -197,6 +205,8 @@ int rmawin__ep_open(const struct rmawin_ep_attr *attr, struct rmawin_ep **epp)
 		       !rmawin_ep_has(ep, RMAWIN_FEAT_NIC_SMALL_FLAG);
 	ep->epoch_op = rmawin_ep_has(ep, RMAWIN_FEAT_EPOCH_OP);
 	ep->lazy_all = rmawin_ep_has(ep, RMAWIN_FEAT_LAZY_LOCK_ALL);
+	ep->carry = rmawin_ep_has(ep, RMAWIN_FEAT_COMPLETE_OP) && 
+		    !rmawin_env_on("RMAWIN_NO_CARRY");
 
 	*epp = ep;
 	return 0;

@@ -27,6 +27,12 @@
  * that could not grant the lock at once (-EAGAIN from the kernel): the
  * unlock settles and then unlocks the usual way.
  *
+ * A PSCW access epoch of one other rank (RMAWIN_FEAT_COMPLETE_OP) keeps
+ * its first operation the same way, if it is a put or an accumulate small
+ * enough: rmawin_complete() sends it in the COMPLETE message
+ * (RMAWIN_OP_F_EPOCH_COMPLETE), one send for the two, and anything else
+ * issues it first, as for a lock.  RMAWIN_NO_CARRY=1 turns this off.
+ *
  * The state is the window's @late, under the endpoint's @lock, which no
  * system call is made under: a thread takes the noted lock out of the
  * window before it acts on it.
@@ -71,17 +77,29 @@ static int rmawin_lazy_fits(const struct rmawin_op_desc *op)
 	}
 }
 
+/* May @op wait for its PSCW epoch's COMPLETE (the kernel's rules)? */
+static int rmawin_carry_fits(const struct rmawin_win *win, const struct rmawin_op_desc *op)
+{
+	if (!op->len || op->len > RMAWIN_EPOCH_OP_MAX)
+		return 0;
+	/* a same_op window's accumulates may go to the device's atomics */
+	return op->opcode == RMAWIN_OP_PUT ||
+	       (op->opcode == RMAWIN_OP_ACC && !(win->flags & RMAWIN_WIN_SAME_OP));
+}
+
 /*
- * Take @win's noted lock out of it, if there is one and @target (a rank,
- * RMAWIN_ALL_RANKS for a lock_all, ~0 for any) names it; 1 if taken.
+ * Take @win's noted lock (@pscw: its started PSCW epoch) out of it, if
+ * there is one and @target (a rank, RMAWIN_ALL_RANKS for a lock_all, ~0
+ * for either kind) names it; 1 if taken.
  */
-static int rmawin_lazy_take(struct rmawin_win *win, uint32_t target, struct rmawin__late *l)
+static int rmawin_lazy_take(struct rmawin_win *win, uint32_t target, int pscw,
+			    struct rmawin__late *l)
 {
 	int match;
 
 	pthread_mutex_lock(&win->ep->lock);
 	*l = win->late;
-	match = l->pending && (target == ~0U || target == l->target);
+	match = l->pending && (target == ~0U || (target == l->target && l->pscw == pscw));
 	if (match) {
 		win->late.pending = 0;
 		win->late.nops = 0;
@@ -97,6 +115,9 @@ static int rmawin_lazy_acquire(struct rmawin_win *win, struct rmawin__late *l)
 	uint32_t flags = l->target == RMAWIN_ALL_RANKS ? RMAWIN_LOCK_F_OTHERS : 0;
 	int ret;
 
+	/* a PSCW epoch is started: only the kept operation is left to issue */
+	if (l->pscw)
+		return l->nops ? rmawin__queue_one(win, &l->op) : 0;
 	ret = rmawin__passive_ioctl(win, RMAWIN_IOC_LOCK, l->target, l->type, flags);
 	if (ret) {
 		/* the view counted the lock held: let the kernel judge now */
@@ -118,7 +139,7 @@ int rmawin__lazy_settle(struct rmawin_win *win)
 
 	if (!__atomic_load_n(&win->late.pending, __ATOMIC_ACQUIRE))
 		return 0;
-	return rmawin_lazy_take(win, ~0U, &l) ? rmawin_lazy_acquire(win, &l) : 0;
+	return rmawin_lazy_take(win, ~0U, 0, &l) ? rmawin_lazy_acquire(win, &l) : 0;
 }
 
 /**
@@ -171,10 +192,11 @@ int rmawin__lazy_lock(struct rmawin_win *win, uint32_t type, uint32_t target)
 	pthread_mutex_lock(&win->ep->lock);
 	if (win->late.pending) {
 		/* under a lock_all the kernel judges, once it holds them all */
-		ret = win->late.target == target ? -EBUSY : 0;
+		ret = !win->late.pscw && win->late.target == target ? -EBUSY : 0;
 	} else if (rmawin_lazy_idle(win) && target < (uint32_t)win->ep->nranks &&
 		   target != (uint32_t)win->ep->rank) {
 		win->late.pending = 1;
+		win->late.pscw = 0;
 		win->late.target = target;
 		win->late.type = type;
 		win->late.nops = 0;
@@ -201,6 +223,7 @@ int rmawin__lazy_lock_all(struct rmawin_win *win)
 	pthread_mutex_lock(&ep->lock);
 	if (ep->lazy_all && ep->nranks > 1 && rmawin_lazy_idle(win)) {
 		win->late.pending = 1;
+		win->late.pscw = 0;
 		win->late.target = RMAWIN_ALL_RANKS;
 		win->late.type = RMAWIN_LOCK_TYPE_SHARED;
 		win->late.nops = 0;
@@ -248,7 +271,8 @@ int rmawin__lazy_op(struct rmawin_win *win, const struct rmawin_op_desc *op)
 	} else {
 		ret = rmawin__op_check_locked(win, op);
 		mine = all || op->target == win->late.target;
-		if (!ret && mine && !win->late.nops && rmawin_lazy_fits(op)) {
+		if (!ret && mine && !win->late.nops &&
+		    (win->late.pscw ? rmawin_carry_fits(win, op) : rmawin_lazy_fits(op))) {
 			win->late.op = *op;
 			win->late.nops = 1;
 			ret = 1;
@@ -298,7 +322,7 @@ int rmawin__lazy_unlock(struct rmawin_win *win, uint32_t target, int *res)
 
 	if (!__atomic_load_n(&win->late.pending, __ATOMIC_ACQUIRE))
 		return 0;
-	if (!rmawin_lazy_take(win, target, &l))
+	if (!rmawin_lazy_take(win, target, 0, &l))
 		return 0;
 	if (l.nops)
 		ret = rmawin_lazy_epoch(win, &l);
@@ -316,5 +340,71 @@ int rmawin__lazy_unlock(struct rmawin_win *win, uint32_t target, int *res)
 	/* nothing else is held in the kernel, whatever the epoch's outcome */
 	rmawin__epoch_unlock(win, target, uret);
 	*res = rmawin__win_result(win, ret ?: uret);
+	return 1;
+}
+
+/**
+ * rmawin__carry_arm() - let a started PSCW access epoch keep its first operation
+ * @win: the window, whose RMAWIN_IOC_START of @target alone succeeded
+ * @target: the epoch's one target
+ */
+void rmawin__carry_arm(struct rmawin_win *win, uint32_t target)
+{
+	pthread_mutex_lock(&win->ep->lock);
+	if (win->ep->carry && !win->late.pending && target != (uint32_t)win->ep->rank) {
+		win->late.pending = 1;
+		win->late.pscw = 1;
+		win->late.target = target;
+		win->late.nops = 0;
+	}
+	pthread_mutex_unlock(&win->ep->lock);
+}
+
+/**
+ * rmawin__carry_complete() - end a PSCW access epoch with its kept operation
+ * @win: the window
+ * @res: out, if 1 is returned: the kernel's answer (RMAWIN_IOC_COMPLETE's)
+ *
+ * Return: 1 if the operation went in the COMPLETE, which ended the epoch;
+ * 0 if the epoch is to end the usual way (nothing kept, or the kernel
+ * would not carry it: it is then issued first, its errors reported there).
+ */
+int rmawin__carry_complete(struct rmawin_win *win, int *res)
+{
+	struct rmawin__late l;
+	struct rmawin_op_desc op;
+	struct rmawin_rma r;
+	uint64_t ticket;
+	int ret;
+
+	if (!__atomic_load_n(&win->late.pending, __ATOMIC_ACQUIRE))
+		return 0;
+	pthread_mutex_lock(&win->ep->lock);
+	l = win->late;
+	if (l.pending && l.pscw) {
+		win->late.pending = 0;
+		win->late.nops = 0;
+	}
+	pthread_mutex_unlock(&win->ep->lock);
+	if (!l.pending || !l.pscw || !l.nops)
+		return 0;
+	op = l.op;
+	op.flags = RMAWIN_OP_F_EPOCH_COMPLETE;
+	rmawin__ring_drain(win->ep);
+	memset(&r, 0, sizeof(r));
+	r.ops_ptr = (uintptr_t)&op;
+	r.nops = 1;
+	r.op_size = sizeof(op);
+	ticket = rmawin__issue_begin(win->ep);
+	ret = rmawin__ioctl_struct(win->ep->fd, RMAWIN_IOC_RMA, &r);
+	rmawin__issue_end(win->ep, ticket, NULL);
+	/* refused before anything was sent: the epoch is still open */
+	if (ret == -EOPNOTSUPP || ret == -EINVAL || ret == -EMSGSIZE || ret == -EFAULT) {
+		ret = rmawin__queue_one(win, &l.op);
+		if (ret)
+			rmawin__win_error(win->ep, win->id, ret);
+		return 0;
+	}
+	*res = ret;
 	return 1;
 }

@@ -42,6 +42,8 @@
  *	RMAWIN_FEAT_NIC_SMALL_FLAG), as if each had RMAWIN_WIN_NIC_SMALL_INTS
  * @epoch_op: the kernel has RMAWIN_FEAT_EPOCH_OP
  * @lazy_all: the kernel has RMAWIN_FEAT_LAZY_LOCK_ALL
+ * @carry: the kernel has RMAWIN_FEAT_COMPLETE_OP and RMAWIN_NO_CARRY is
+ *	not set: a PSCW epoch's one small operation goes in its COMPLETE
  */
 struct rmawin_ep {
 	int fd;
@@ -59,6 +61,7 @@ struct rmawin_ep {
 	int nic_ints;
 	int epoch_op;
 	int lazy_all;
+	int carry;
 };
 
 #define RMAWIN_ISSUE_SHIFT	24
@@ -83,8 +86,9 @@ struct rmawin_ep {
  *	had nothing in flight (RMAWIN_RMA_QUIET), else ~0: while no call has
  *	taken a ticket since, a flush has nothing to do (rma.c)
  * @lazy: rmawin_win_set_lazy_lock(): a lock may be noted, not taken
- * @late: the lock noted and the operation kept for it (lazy.c), under
- *	@ep->lock
+ * @late: the lock noted and the operation kept for it, or the PSCW access
+ *	epoch of one target whose first operation may wait for its COMPLETE
+ *	(lazy.c), under @ep->lock
  */
 struct rmawin_win {
 	struct rmawin_ep *ep;
@@ -109,6 +113,7 @@ struct rmawin_win {
 	int lazy;
 	struct rmawin__late {
 		int pending;		/* a lock of @target is noted, not taken */
+		int pscw;		/* no: the access epoch to @target is started */
 		uint32_t target;	/* RMAWIN_ALL_RANKS: a lock_all, our own lock taken */
 		uint32_t type;		/* RMAWIN_LOCK_TYPE_* */
 		int nops;		/* 1: @op is kept for the epoch */
@@ -189,6 +194,8 @@ int rmawin__lazy_lock(struct rmawin_win *win, uint32_t type, uint32_t target);
 int rmawin__lazy_lock_all(struct rmawin_win *win);
 int rmawin__lazy_op(struct rmawin_win *win, const struct rmawin_op_desc *op);
 int rmawin__lazy_unlock(struct rmawin_win *win, uint32_t target, int *res);
+void rmawin__carry_arm(struct rmawin_win *win, uint32_t target);
+int rmawin__carry_complete(struct rmawin_win *win, int *res);
 
 /* endpoint.c: rmawin_ep_open(), the current version */
 int rmawin__ep_open(const struct rmawin_ep_attr *attr, struct rmawin_ep **epp);

@@ -62,8 +62,12 @@ static int rmawin_pscw_group(struct rmawin_win *win, unsigned long req, const in
 	p.n = n;
 	p.ranks_ptr = (uintptr_t)u;
 	ret = rmawin__ioctl_struct(win->ep->fd, req, &p);
-	if (req == RMAWIN_IOC_START)
+	if (req == RMAWIN_IOC_START) {
 		rmawin__epoch_start(win, u, n, ret);
+		/* its first small operation may go in its COMPLETE (lazy.c) */
+		if (!ret && n == 1)
+			rmawin__carry_arm(win, u[0]);
+	}
 	free(u);
 	return ret;
 }
@@ -101,8 +105,11 @@ static int rmawin_pscw_end(struct rmawin_win *win, unsigned long req, uint32_t f
 
 int rmawin_complete(struct rmawin_win *win)
 {
-	int ret = rmawin_pscw_end(win, RMAWIN_IOC_COMPLETE, 0, NULL);
+	int ret;
 
+	/* the epoch's kept operation, in the COMPLETE (lazy.c) */
+	if (!win || !rmawin__carry_complete(win, &ret))
+		ret = rmawin_pscw_end(win, RMAWIN_IOC_COMPLETE, 0, NULL);
 	if (!win)
 		return ret;
 	rmawin__epoch_complete(win, ret);

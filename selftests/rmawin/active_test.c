@@ -111,8 +111,9 @@ static long counted_run(struct __test_metadata *_metadata, int n,
 
 /*
  * PSCW, OSU's pattern: the roles swap each round; the target posts and
- * waits, the origin starts, puts, gets, completes.  Then one epoch with an
- * accumulate, which completes before it tells.
+ * waits, the origin starts, puts, gets, completes.  Then one epoch with two
+ * accumulates, which completes before it tells (one alone would travel in
+ * the COMPLETE, carry_test.c).
  */
 static int pscw_round(struct rmawin_win *win, uint8_t *mem, uint8_t *src, uint8_t *got,
 		      int me, int round)
@@ -152,11 +153,13 @@ static int pscw_body(struct rmawin_ep *ep, struct bufs *b)
 		RMAWIN_TEST_TRY(3, rmawin_start(win, &other, 1));
 		RMAWIN_TEST_TRY(4, rmawin_accumulate(win, &one, 1, RMAWIN_INT64, other, 0,
 						     RMAWIN_SUM));
+		RMAWIN_TEST_TRY(4, rmawin_accumulate(win, &one, 1, RMAWIN_INT64, other, 0,
+						     RMAWIN_SUM));
 		RMAWIN_TEST_TRY(5, rmawin_complete(win));
 	} else {
 		RMAWIN_TEST_TRY(6, rmawin_post(win, &other, 1));
 		RMAWIN_TEST_TRY(7, rmawin_wait(win));
-		if (*sum != 42)
+		if (*sum != 43)
 			return 8;
 	}
 	return 0;

@@ -139,6 +139,8 @@ enum rmawin_ioc_nr {
 #define RMAWIN_FEAT_LAZY_LOCK_ALL	_BITULL(16)
 /* RMAWIN_CQE_F_QUIET: a ring completion says when a flush would have nothing to wait for */
 #define RMAWIN_FEAT_RING_QUIET	_BITULL(17)
+/* RMAWIN_OP_F_EPOCH_COMPLETE: a PSCW epoch's one operation travels in its COMPLETE */
+#define RMAWIN_FEAT_COMPLETE_OP	_BITULL(18)
 
 /**
  * enum rmawin_port_state - state of an RDMA port, as the kernel's ib_port_state
@@ -566,7 +568,8 @@ enum rmawin_datatype {
 /**
  * struct rmawin_op_desc - one one-sided operation
  * @opcode: enum rmawin_opcode
- * @flags: 0, or one of RMAWIN_OP_F_EPOCH_SHARED and RMAWIN_OP_F_EPOCH_EXCLUSIVE
+ * @flags: 0, or one of RMAWIN_OP_F_EPOCH_SHARED, RMAWIN_OP_F_EPOCH_EXCLUSIVE
+ *	and RMAWIN_OP_F_EPOCH_COMPLETE
  * @acc_op: enum rmawin_acc_op for the accumulate family, else 0
  * @datatype: enum rmawin_datatype for the accumulate family, else 0
  * @target: rank of the target
@@ -627,6 +630,21 @@ struct rmawin_op_desc {
  */
 #define RMAWIN_OP_F_EPOCH_SHARED	0x1U
 #define RMAWIN_OP_F_EPOCH_EXCLUSIVE	0x2U
+/*
+ * rmawin_op_desc.flags: the operation ends the window's PSCW access epoch,
+ * whose only target it names (RMAWIN_FEAT_COMPLETE_OP).  Its data travels
+ * in the COMPLETE message, whose receipt applies it at the target before
+ * it counts the COMPLETE, and the call then ends the access epoch as
+ * RMAWIN_IOC_COMPLETE does and returns what that returns: one send where
+ * the operation and COMPLETE take two (a put) or three (an accumulate, and
+ * its answer).  Only in an RMAWIN_IOC_RMA of this one operation (not in
+ * the ring), for a PUT or an ACC of 1 to RMAWIN_EPOCH_OP_MAX bytes to
+ * another rank.  The operation is complete at the origin when the call
+ * returns (its data is in the message); if the message cannot be
+ * delivered the target's RMAWIN_IOC_WAIT fails, and so does this rank's
+ * next call that needs that target (-ECONNRESET).
+ */
+#define RMAWIN_OP_F_EPOCH_COMPLETE	0x4U
 /* The most bytes of an epoch operation: one accumulate fragment */
 #define RMAWIN_EPOCH_OP_MAX		448
 
@@ -666,7 +684,14 @@ struct rmawin_op_desc {
  * PUT_NOTIFY or an empty one; -EMSGSIZE beyond RMAWIN_EPOCH_OP_MAX;
  * -EBUSY if the window is in an epoch here (as RMAWIN_IOC_LOCK); -EAGAIN
  * if the target's lock was not free; else what the operation and
- * RMAWIN_IOC_UNLOCK return.
+ * RMAWIN_IOC_UNLOCK return.  For one with RMAWIN_OP_F_EPOCH_COMPLETE:
+ * -EINVAL if it is not alone in the batch, is not a PUT or an ACC, is
+ * empty, targets this rank, or the access epoch has another target;
+ * -EMSGSIZE beyond RMAWIN_EPOCH_OP_MAX; -EPERM outside a PSCW access
+ * epoch; -EBUSY while another thread's START or WAIT waits on the window;
+ * -EOPNOTSUPP for an ACC that the window sends to the device's atomics
+ * (RMAWIN_WIN_SAME_OP): issue it, then RMAWIN_IOC_COMPLETE; else what
+ * RMAWIN_IOC_COMPLETE returns.
  */
 struct rmawin_rma {
 	__u32 size;
