@@ -104,17 +104,31 @@ static int rmawin_acc_args(const struct rmawin_op_desc *op)
  * their offset a multiple of their size, or the whole operation inside
  * one word.
  */
+static const unsigned char rmawin_int_sizes[] = { 1, 1, 2, 2, 4, 4, 8, 8 };
+
+/**
+ * rmawin__acc_on_device() - do @win's accumulates of @datatype take the device's atomics?
+ * @win: the window
+ * @datatype: enum rmawin_datatype
+ *
+ * Return: 1 if so (the kernel's rmawin_atomic_on()), else 0.
+ */
+int rmawin__acc_on_device(const struct rmawin_win *win, unsigned int datatype)
+{
+	if (!(win->flags & RMAWIN_WIN_SAME_OP) || datatype >= sizeof(rmawin_int_sizes))
+		return 0;
+	return rmawin_int_sizes[datatype] == 8 || win->ep->nic_ints ||
+	       (win->flags & RMAWIN_WIN_NIC_SMALL_INTS);
+}
+
 static int rmawin_acc_align(const struct rmawin_win *win, const struct rmawin_op_desc *op,
 			    uint64_t off)
 {
-	static const unsigned char sizes[] = { 1, 1, 2, 2, 4, 4, 8, 8 };
 	unsigned int size;
 
-	if (!(win->flags & RMAWIN_WIN_SAME_OP) || op->datatype >= sizeof(sizes))
+	if (!rmawin__acc_on_device(win, op->datatype))
 		return 0;
-	size = sizes[op->datatype];
-	if (size < 8 && !win->ep->nic_ints && !(win->flags & RMAWIN_WIN_NIC_SMALL_INTS))
-		return 0;
+	size = rmawin_int_sizes[op->datatype];
 	return off % size && off % 8 + op->len > 8 ? -EINVAL : 0;
 }
 

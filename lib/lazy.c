@@ -82,15 +82,15 @@ static int rmawin_carry_fits(const struct rmawin_win *win, const struct rmawin_o
 {
 	if (!op->len || op->len > RMAWIN_EPOCH_OP_MAX)
 		return 0;
-	/* a same_op window's accumulates may go to the device's atomics */
+	/* the target's CPU applies it: not where the device's atomics do */
 	return op->opcode == RMAWIN_OP_PUT ||
-	       (op->opcode == RMAWIN_OP_ACC && !(win->flags & RMAWIN_WIN_SAME_OP));
+	       (op->opcode == RMAWIN_OP_ACC && !rmawin__acc_on_device(win, op->datatype));
 }
 
 /*
- * Take @win's noted lock (@pscw: its started PSCW epoch) out of it, if
- * there is one and @target (a rank, RMAWIN_ALL_RANKS for a lock_all, ~0
- * for either kind) names it; 1 if taken.
+ * Take @win's noted lock (@pscw 1: its started PSCW epoch; -1: either) out
+ * of it, if there is one of that kind and @target (a rank,
+ * RMAWIN_ALL_RANKS for a lock_all, ~0 for any) names it; 1 if taken.
  */
 static int rmawin_lazy_take(struct rmawin_win *win, uint32_t target, int pscw,
 			    struct rmawin__late *l)
@@ -99,7 +99,8 @@ static int rmawin_lazy_take(struct rmawin_win *win, uint32_t target, int pscw,
 
 	pthread_mutex_lock(&win->ep->lock);
 	*l = win->late;
-	match = l->pending && (target == ~0U || (target == l->target && l->pscw == pscw));
+	match = l->pending && (pscw < 0 || l->pscw == pscw) &&
+		(target == ~0U || target == l->target);
 	if (match) {
 		win->late.pending = 0;
 		win->late.nops = 0;
@@ -139,7 +140,7 @@ int rmawin__lazy_settle(struct rmawin_win *win)
 
 	if (!__atomic_load_n(&win->late.pending, __ATOMIC_ACQUIRE))
 		return 0;
-	return rmawin_lazy_take(win, ~0U, 0, &l) ? rmawin_lazy_acquire(win, &l) : 0;
+	return rmawin_lazy_take(win, ~0U, -1, &l) ? rmawin_lazy_acquire(win, &l) : 0;
 }
 
 /**
@@ -284,16 +285,16 @@ int rmawin__lazy_op(struct rmawin_win *win, const struct rmawin_op_desc *op)
 	return ret ?: rmawin__lazy_settle(win);
 }
 
-/* The kept operation as a whole lock epoch: 0, -EAGAIN, or its error. */
-static int rmawin_lazy_epoch(struct rmawin_win *win, const struct rmawin__late *l)
+/* The kept operation with epoch flag @flags (RMAWIN_OP_F_EPOCH_*), after the ring's */
+static int rmawin_lazy_issue(struct rmawin_win *win, const struct rmawin__late *l,
+			     uint8_t flags)
 {
 	struct rmawin_op_desc op = l->op;
 	struct rmawin_rma r;
 	uint64_t ticket;
 	int ret;
 
-	op.flags = l->type == RMAWIN_LOCK_TYPE_EXCLUSIVE ? RMAWIN_OP_F_EPOCH_EXCLUSIVE :
-							   RMAWIN_OP_F_EPOCH_SHARED;
+	op.flags = flags;
 	rmawin__ring_drain(win->ep);
 	memset(&r, 0, sizeof(r));
 	r.ops_ptr = (uintptr_t)&op;
@@ -303,6 +304,13 @@ static int rmawin_lazy_epoch(struct rmawin_win *win, const struct rmawin__late *
 	ret = rmawin__ioctl_struct(win->ep->fd, RMAWIN_IOC_RMA, &r);
 	rmawin__issue_end(win->ep, ticket, NULL);
 	return ret;
+}
+
+/* The kept operation as a whole lock epoch: 0, -EAGAIN, or its error. */
+static int rmawin_lazy_epoch(struct rmawin_win *win, const struct rmawin__late *l)
+{
+	return rmawin_lazy_issue(win, l, l->type == RMAWIN_LOCK_TYPE_EXCLUSIVE ?
+					 RMAWIN_OP_F_EPOCH_EXCLUSIVE : RMAWIN_OP_F_EPOCH_SHARED);
 }
 
 /**
@@ -372,32 +380,13 @@ void rmawin__carry_arm(struct rmawin_win *win, uint32_t target)
 int rmawin__carry_complete(struct rmawin_win *win, int *res)
 {
 	struct rmawin__late l;
-	struct rmawin_op_desc op;
-	struct rmawin_rma r;
-	uint64_t ticket;
 	int ret;
 
 	if (!__atomic_load_n(&win->late.pending, __ATOMIC_ACQUIRE))
 		return 0;
-	pthread_mutex_lock(&win->ep->lock);
-	l = win->late;
-	if (l.pending && l.pscw) {
-		win->late.pending = 0;
-		win->late.nops = 0;
-	}
-	pthread_mutex_unlock(&win->ep->lock);
-	if (!l.pending || !l.pscw || !l.nops)
+	if (!rmawin_lazy_take(win, ~0U, 1, &l) || !l.nops)
 		return 0;
-	op = l.op;
-	op.flags = RMAWIN_OP_F_EPOCH_COMPLETE;
-	rmawin__ring_drain(win->ep);
-	memset(&r, 0, sizeof(r));
-	r.ops_ptr = (uintptr_t)&op;
-	r.nops = 1;
-	r.op_size = sizeof(op);
-	ticket = rmawin__issue_begin(win->ep);
-	ret = rmawin__ioctl_struct(win->ep->fd, RMAWIN_IOC_RMA, &r);
-	rmawin__issue_end(win->ep, ticket, NULL);
+	ret = rmawin_lazy_issue(win, &l, RMAWIN_OP_F_EPOCH_COMPLETE);
 	/* refused before anything was sent: the epoch is still open */
 	if (ret == -EOPNOTSUPP || ret == -EINVAL || ret == -EMSGSIZE || ret == -EFAULT) {
 		ret = rmawin__queue_one(win, &l.op);

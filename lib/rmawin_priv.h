@@ -184,6 +184,7 @@ void rmawin__epoch_lock(struct rmawin_win *win, uint32_t target, int ret);
 void rmawin__epoch_unlock(struct rmawin_win *win, uint32_t target, int ret);
 void rmawin__epoch_start(struct rmawin_win *win, const uint32_t *targets, int n, int ret);
 void rmawin__epoch_complete(struct rmawin_win *win, int ret);
+int rmawin__acc_on_device(const struct rmawin_win *win, unsigned int datatype);
 
 /* lazy.c: locks noted at rmawin_lock(), taken late or never */
 int rmawin__lazy_settle(struct rmawin_win *win);

@@ -280,8 +280,12 @@ static int hostile_rank(struct rmawin_ep *ep, void *arg)
 		RMAWIN_TEST_WANT(-EINVAL, raw_run(&r, OP(.opcode = RMAWIN_OP_PUT, .win = 0, .target = 1,
 						  .origin = (uintptr_t)&v, .len = 8,
 						  .reserved = 1), 3));
+		/* an operation carried by COMPLETE never comes from the ring; nor an unknown flag */
 		RMAWIN_TEST_WANT(-EINVAL, raw_run(&r, OP(.opcode = RMAWIN_OP_PUT, .win = 0, .target = 1,
-						  .origin = (uintptr_t)&v, .len = 8, .flags = 4), 4));
+						  .origin = (uintptr_t)&v, .len = 8,
+						  .flags = RMAWIN_OP_F_EPOCH_COMPLETE), 4));
+		RMAWIN_TEST_WANT(-EINVAL, raw_run(&r, OP(.opcode = RMAWIN_OP_PUT, .win = 0, .target = 1,
+						  .origin = (uintptr_t)&v, .len = 8, .flags = 8), 4));
 		RMAWIN_TEST_WANT(-EINVAL, raw_run(&r, OP(.opcode = RMAWIN_OP_PUT, .win = 0, .target = 9,
 						  .origin = (uintptr_t)&v, .len = 8), 5));
 		RMAWIN_TEST_WANT(-ERANGE, raw_run(&r, OP(.opcode = RMAWIN_OP_PUT, .win = 0, .target = 1,

@@ -214,8 +214,11 @@ TEST_F(pair, rma_descriptor_fields_einval)
 
 	op = rmawin_test_op(RMAWIN_OP_PUT, self->win, 1, b, 1, 0);
 	/* the first bit no flag has; both lock modes of an epoch (epoch_test.c) */
-	op.flags = 0x4;
+	op.flags = 0x8;
 	EXPECT_ERRNO(EINVAL, rmawin_rma_raw(self->fd, &op, 1));
+	/* an operation carried by COMPLETE, with no PSCW epoch (carry_test.c) */
+	op.flags = RMAWIN_OP_F_EPOCH_COMPLETE;
+	EXPECT_ERRNO(EPERM, rmawin_rma_raw(self->fd, &op, 1));
 	op.flags = RMAWIN_OP_F_EPOCH_SHARED | RMAWIN_OP_F_EPOCH_EXCLUSIVE;
 	EXPECT_ERRNO(EINVAL, rmawin_rma_raw(self->fd, &op, 1));
 	op.flags = 0x80;
