@@ -297,7 +297,7 @@ static int rmawin_acc_send_frag(struct rmawin_req *req, const struct rmawin_op_d
 	u8 type;
 	int ret;
 
-	if (rmawin_wait_event(req->win->ep, rmawin_acc_room(peer)))
+	if (rmawin_wait_peers(req->win->ep, rmawin_acc_room(peer)))
 		return -EINTR;
 	ret = rmawin_peer_err(peer);
 	if (ret)

@@ -441,7 +441,14 @@ static void rmawin_conn_param(struct rmawin_peer *peer, struct rdma_conn_param *
 	param->private_data_len = priv_len;
 	param->responder_resources = rd_atom;
 	param->initiator_depth = rd_atom;
-	param->retry_count = 7;
+	/*
+	 * Transport retries of an unacknowledged packet, each after the
+	 * acknowledgment timeout: then the work request fails, and with it
+	 * the peer (a node gone; the keepalive's probes rely on it).  Not 7:
+	 * soft-RoCE takes 7 to mean "for ever", as IBTA has it only for the
+	 * RNR count below.
+	 */
+	param->retry_count = 6;
 	/* 7 = retry forever: a receiver short of buffers only slows us down */
 	param->rnr_retry_count = 7;
 	param->qp_num = peer->qp->qp_num;

@@ -30,6 +30,7 @@ static const char *const rmawin_counter_names[] = {
 	[RMAWIN_CNT_REQ_ALLOCS] = "req_allocs",
 	[RMAWIN_CNT_EARLY_COMPLETES] = "early_completes",
 	[RMAWIN_CNT_CARRIED_OPS] = "carried_ops",
+	[RMAWIN_CNT_KEEPALIVES] = "keepalives",
 };
 
 static void rmawin_show_counters(struct seq_file *m, struct rmawin_counters __percpu *c)

@@ -34,6 +34,26 @@ u64 rmawin_wait_spin_ns(void)
 	       NSEC_PER_USEC;
 }
 
+static unsigned int keepalive_ms = RMAWIN_KEEPALIVE_MS;
+module_param(keepalive_ms, uint, 0644);
+MODULE_PARM_DESC(keepalive_ms,
+		 "Milliseconds a wait for peers lasts before it probes them (0: never; at most 600000)");
+
+/**
+ * rmawin_keepalive_jiffies() - how long a wait for peers goes between probes
+ *
+ * Return: the module parameter keepalive_ms, capped, in jiffies; or
+ * MAX_SCHEDULE_TIMEOUT for 0 (no probes).
+ */
+long rmawin_keepalive_jiffies(void)
+{
+	unsigned int ms = READ_ONCE(keepalive_ms);
+
+	if (!ms)
+		return MAX_SCHEDULE_TIMEOUT;
+	return msecs_to_jiffies(min_t(unsigned int, ms, RMAWIN_KEEPALIVE_MAX_MS));
+}
+
 static atomic_t rmawin_ep_ids = ATOMIC_INIT(0);
 
 /* The lock class of every endpoint's window table (rmawin_ep_alloc()). */

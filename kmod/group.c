@@ -139,6 +139,31 @@ static void rmawin_group_quiesce(struct rmawin_group *grp)
 				    msecs_to_jiffies(RMAWIN_QUIESCE_MS));
 }
 
+/**
+ * rmawin_keepalive() - probe the group's peers during a long wait for them
+ * @ep: the endpoint, unlocked; the caller sleeps on its group
+ *	(rmawin_wait_unlocked()), which keeps the group
+ *
+ * A peer whose node or link went away sends nothing, not even a
+ * disconnect: the wait would last for ever.  Each connected peer with no
+ * message of ours in flight gets a probe (rmawin_msg_probe()); one that
+ * does not answer is failed once the device's retries run out, which ends
+ * every wait on it with -ECONNRESET.  A peer that is only slow (its
+ * process stopped, say) answers from its device and goes on being waited
+ * for.
+ */
+void rmawin_keepalive(struct rmawin_ep *ep)
+{
+	struct rmawin_group *grp = READ_ONCE(ep->group);
+	u32 i;
+
+	if (!grp || READ_ONCE(ep->unwait))
+		return;
+	for (i = 0; i < grp->nranks; i++)
+		if (i != grp->rank)
+			rmawin_msg_probe(&grp->peers[i]);
+}
+
 /*
  * After this, no CM handler or work of the group runs or starts: a
  * handler that got past its check of @dying holds its id's handler

@@ -441,13 +441,27 @@ void rmawin_rx_work(struct work_struct *work);
 int rmawin_ctrl_post_recvs(struct rmawin_peer *peer);
 int rmawin_msg_send(struct rmawin_peer *peer, u8 type, u32 arg,
 		    const void *payload, u16 len);
-int rmawin_msg_signal(struct rmawin_peer *peer, u8 type, u32 arg, bool fence);
 int rmawin_msg_send_fenced(struct rmawin_peer *peer, u8 type, u32 arg,
 			   const void *payload, u16 len, bool fence);
+void rmawin_msg_probe(struct rmawin_peer *peer);
 int rmawin_msg_send_async(struct rmawin_peer *peer, u8 type, u32 arg,
 			  const void *payload, u16 len);
 int rmawin_msg_send_first(struct rmawin_peer *peer, u8 type, const void *payload, u16 len);
 void rmawin_req_finish(struct rmawin_req *req);
+
+/**
+ * rmawin_msg_signal() - rmawin_msg_send_fenced() of a message without payload
+ * @peer: destination
+ * @type: enum rmawin_msg_type
+ * @arg: the header's type-specific argument
+ * @fence: behind the reads and atomics posted before it
+ *
+ * Context and return: as rmawin_msg_send().
+ */
+static inline int rmawin_msg_signal(struct rmawin_peer *peer, u8 type, u32 arg, bool fence)
+{
+	return rmawin_msg_send_fenced(peer, type, arg, NULL, 0, fence);
+}
 
 /*
  * Control message handlers (msg.c's dispatch table): the header's type,

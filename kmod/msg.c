@@ -598,33 +598,18 @@ int rmawin_msg_send(struct rmawin_peer *peer, u8 type, u32 arg,
 }
 
 /**
- * rmawin_msg_signal() - rmawin_msg_send() of a message without payload,
- *	fenced or not
- * @peer: destination
- * @type: enum rmawin_msg_type
- * @arg: the header's type-specific argument
- * @fence: behind the reads and atomics posted before it
- *
- * With @fence the device sends it only once the RDMA reads and atomics
- * posted before it on the queue pair have completed (IB_SEND_FENCE).
- * Writes need no fence: the peer handles the message after their data is
- * placed.
- *
- * Context and return: as rmawin_msg_send().
- */
-int rmawin_msg_signal(struct rmawin_peer *peer, u8 type, u32 arg, bool fence)
-{
-	return rmawin_msg_send_flags(peer, type, arg, NULL, 0, fence ? IB_SEND_FENCE : 0);
-}
-
-/**
  * rmawin_msg_send_fenced() - rmawin_msg_send(), fenced or not
  * @peer: destination
  * @type: enum rmawin_msg_type
  * @arg: the header's type-specific argument
  * @payload: bytes after the header, or NULL
  * @len: bytes at @payload
- * @fence: as rmawin_msg_signal()'s
+ * @fence: behind the reads and atomics posted before it
+ *
+ * With @fence the device sends it only once the RDMA reads and atomics
+ * posted before it on the queue pair have completed (IB_SEND_FENCE).
+ * Writes need no fence: the peer handles the message after their data is
+ * placed.
  *
  * Context and return: as rmawin_msg_send().
  */
@@ -646,6 +631,52 @@ static void rmawin_tx_put(struct rmawin_peer *peer, int slot)
 	spin_unlock_irqrestore(&peer->grp->lock, flags);
 	if (wake)
 		wake_up_all(&peer->grp->ep->wq);
+}
+
+/**
+ * rmawin_msg_probe() - find out whether a quiet peer is still there
+ * @peer: the peer
+ *
+ * A zero-length RDMA write: it needs no key and takes no receive buffer
+ * (IBTA C9-88), so the peer's kernel never sees it, only its device, which
+ * acknowledges it.  If the peer's node or link is gone the device's
+ * retries run out and the completion fails the peer (rmawin_send_done()).
+ * It takes a send buffer, and only when none is busy: a message in flight
+ * finds the same out, and a probe that is not answered yet is not sent
+ * again.
+ *
+ * Context: process context, the group alive (a sleeper holds it).
+ */
+void rmawin_msg_probe(struct rmawin_peer *peer)
+{
+	struct rmawin_group *grp = peer->grp;
+	struct ib_rdma_wr wr = {};
+	unsigned long flags;
+	int slot = -1;
+
+	spin_lock_irqsave(&grp->lock, flags);
+	if (peer->state == RMAWIN_PEER_CONNECTED && !peer->tx_busy &&
+	    !READ_ONCE(grp->ep->dev->dead)) {
+		slot = 0;
+		__set_bit(slot, &peer->tx_busy);
+	}
+	spin_unlock_irqrestore(&grp->lock, flags);
+	if (slot < 0)
+		return;
+	if (!rmawin_post_enter(grp)) {
+		rmawin_tx_put(peer, slot);
+		return;
+	}
+	wr.wr.wr_cqe = &peer->tx[slot].cqe;
+	wr.wr.opcode = IB_WR_RDMA_WRITE;
+	wr.wr.send_flags = IB_SEND_SIGNALED;
+	if (rmawin_post_send(peer->qp, &wr.wr, false)) {
+		rmawin_tx_put(peer, slot);
+		rmawin_peer_lost(peer);
+	} else {
+		rmawin_count(grp->ep, RMAWIN_CNT_KEEPALIVES, 1);
+	}
+	rmawin_post_exit(grp);
 }
 
 /*

@@ -208,7 +208,7 @@ int rmawin_win_complete(struct rmawin_win *win)
 	int ret;
 
 	lockdep_assert_held(&win->ep->lock);
-	if (rmawin_wait_event(win->ep, rmawin_win_idle(win)))
+	if (rmawin_wait_peers(win->ep, rmawin_win_idle(win)))
 		return -EINTR;
 	if (READ_ONCE(win->ep->dev->dead))
 		return -ENODEV;

@@ -69,6 +69,8 @@ struct mem_cgroup;
  *	same queue pairs, before these completed (pscw.c, sync.c)
  * @RMAWIN_CNT_CARRIED_OPS: operations sent in their epoch's COMPLETE
  *	message (RMAWIN_OP_F_EPOCH_COMPLETE, pscw.c)
+ * @RMAWIN_CNT_KEEPALIVES: probes sent to quiet peers during long waits
+ *	for them (rmawin_keepalive())
  * @RMAWIN_NR_COUNTERS: the number of counters
  */
 enum rmawin_counter {
@@ -91,6 +93,7 @@ enum rmawin_counter {
 	RMAWIN_CNT_REQ_ALLOCS,
 	RMAWIN_CNT_EARLY_COMPLETES,
 	RMAWIN_CNT_CARRIED_OPS,
+	RMAWIN_CNT_KEEPALIVES,
 	RMAWIN_NR_COUNTERS,
 };
 
@@ -212,12 +215,57 @@ struct rmawin_ep {
 })
 
 /*
+ * rmawin_wait_event() for at most @timeout jiffies (MAX_SCHEDULE_TIMEOUT:
+ * no limit): 0 for @cond, -EINTR as there, 1 if the time ran out first.
+ */
+#define rmawin_wait_event_timeout(ep, cond, timeout)				\
+({									\
+	struct rmawin_ep *__tep = (ep);					\
+	long __tleft;							\
+									\
+	__tleft = wait_event_killable_timeout(__tep->wq,		\
+			(cond) || READ_ONCE(__tep->closing), (timeout));	\
+	__tleft < 0 || READ_ONCE(__tep->closing) ? -EINTR : __tleft ? 0 : 1;	\
+})
+
+/*
  * How long a wait on peers polls before it sleeps (rmawin_wait_unlocked()):
  * the module parameter wait_spin_us, at most RMAWIN_WAIT_SPIN_MAX_US.
  */
 #define RMAWIN_WAIT_SPIN_US		1000
 #define RMAWIN_WAIT_SPIN_MAX_US		100000
 u64 rmawin_wait_spin_ns(void);
+
+/*
+ * How long a wait on peers goes without a word from them before it probes
+ * them (rmawin_keepalive()): the module parameter keepalive_ms, 0 for
+ * never, at most RMAWIN_KEEPALIVE_MAX_MS.
+ */
+#define RMAWIN_KEEPALIVE_MS		2000
+#define RMAWIN_KEEPALIVE_MAX_MS		600000
+long rmawin_keepalive_jiffies(void);
+void rmawin_keepalive(struct rmawin_ep *ep);
+
+/*
+ * rmawin_wait_event() for something only peers can bring (a message, a
+ * reply).  Every rmawin_keepalive_jiffies() of the wait it probes the
+ * group's quiet peers (rmawin_keepalive()): a peer whose node or link went
+ * away sends nothing, not even a disconnect, and only a message of ours
+ * finds that out (the device's retries run out), failing the wait's peer
+ * with -ECONNRESET instead of leaving the wait to last for ever.  The
+ * group must stay meanwhile: the caller holds the endpoint's lock, or
+ * sleeps in rmawin_wait_unlocked().
+ */
+#define rmawin_wait_peers(ep, cond)						\
+({									\
+	struct rmawin_ep *__kep = (ep);					\
+	int __kret;							\
+									\
+	while ((__kret = rmawin_wait_event_timeout(__kep, cond,		\
+					rmawin_keepalive_jiffies())) > 0)	\
+		rmawin_keepalive(__kep);				\
+	__kret;								\
+})
 
 struct rmawin_win;
 void rmawin_ep_sleep(struct rmawin_ep *ep, struct rmawin_win *win);
@@ -231,6 +279,8 @@ void rmawin_ep_wake(struct rmawin_ep *ep, struct rmawin_win *win);
  * every sleeper, after ending their waits (@ep->unwait).  @win, if not
  * NULL, stays too: WIN_FREE refuses a window a thread waits on.  Anything
  * else read before the wait must be read again after it.
+ *
+ * It probes quiet peers as rmawin_wait_peers() does.
  *
  * It polls @cond for up to rmawin_wait_spin_ns() before it sleeps, giving
  * the CPU up at once if anything else wants it: a peer's answer often
@@ -246,7 +296,7 @@ void rmawin_ep_wake(struct rmawin_ep *ep, struct rmawin_win *win);
 	int __wret;							\
 									\
 	rmawin_ep_sleep(__we, __ww);					\
-	__wret = rmawin_wait_event(__we, rmawin_wait_polled(__we, cond, &__wpolled));	\
+	__wret = rmawin_wait_peers(__we, rmawin_wait_polled(__we, cond, &__wpolled));	\
 	rmawin_ep_wake(__we, __ww);					\
 	__wret;								\
 })

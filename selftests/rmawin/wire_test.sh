@@ -24,12 +24,13 @@ check() {
 	fi
 }
 
-# the rogue's victims never use the ring: the no-ring pass skips them
+# the rogue's victims never use the ring, and the lost link is the
+# kernel's alone: the no-ring pass skips them
 rogue_pass=1
 [[ ${RMAWIN_NO_RING:-0} == 1 ]] && rogue_pass=0
 
 echo "TAP version 13"
-echo "1..$((12 + rogue_pass))"
+echo "1..$((12 + 3 * rogue_pass))"
 check "wire: two guests" test "${#addrs[@]}" -eq 2
 check "wire: $ibdev active on node $node" \
 	sh -c "rdma link show $ibdev/1 | grep -q 'state ACTIVE'"
@@ -87,4 +88,72 @@ rogue_wire() {
 }
 ((rogue_pass)) &&
 	check "wire: the rogue on node 1 against victims on node 0 ($role side)" rogue_wire
+
+# A node that drops off the wire while a rank waits for it (lost_check.c):
+# rank 0 on node 0 waits in a barrier; node 1 takes its link down a few
+# seconds after its rank joined, and only the module's keepalive probes can
+# end rank 0's wait (-ECONNRESET).  The device's retries take about 15 s
+# (6 retries of rdma_cm's 2.1 s acknowledgment timeout on RoCE); node 1
+# keeps the link down for 60 s, then kills its rank and brings the link
+# back.
+lport=$((port + 2000))
+stats=/sys/kernel/debug/rmawin/stats
+lost_addrs="${addrs[0]}:$lport,${addrs[1]}:$((lport + 1))"
+# this node's rank, behind the command in "$@" (timeout, exec) if any
+lost_rank() {
+	RMAWIN_RANK=$node RMAWIN_NRANKS=2 RMAWIN_ADDRS=$lost_addrs "$@" selftests/rmawin/lost_check
+}
+link_active() {
+	local _
+	for _ in $(seq 150); do
+		rdma link show "$ibdev/1" | grep -q 'state ACTIVE' && return 0
+		sleep 0.2
+	done
+	rdma link show "$ibdev/1"
+	return 1
+}
+lost() {
+	local netdev pid rc=0 before after _
+	if [[ $node == 0 ]]; then
+		before=$(sed -n 's/^keepalives //p' "$stats")
+		lost_rank timeout 150 >/tmp/lost.log 2>&1 || rc=1
+		after=$(sed -n 's/^keepalives //p' "$stats")
+		sed 's/^/# /' /tmp/lost.log
+		echo "# keepalive probes sent: ${before:-none} before, ${after:-none} after"
+		[[ -n $before && -n $after ]] && ((after > before)) || rc=1
+		return "$rc"
+	fi
+	netdev=$(rdma link show "$ibdev/1" | sed -n 's/.* netdev \([^ ]*\).*/\1/p')
+	[[ -n $netdev ]] || { echo "# no netdev under $ibdev"; return 1; }
+	# exec: $! is the rank itself, which the kill below must reach
+	lost_rank exec >/tmp/lost.log 2>&1 &
+	pid=$!
+	for _ in $(seq 600); do
+		grep -q '^joined' /tmp/lost.log && break
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.2
+	done
+	if ! grep -q '^joined' /tmp/lost.log; then
+		kill "$pid" 2>/dev/null
+		wait "$pid"
+		sed 's/^/# /' /tmp/lost.log
+		return 1
+	fi
+	sleep 3
+	ip link set "$netdev" down || rc=1
+	sleep 60
+	kill "$pid"
+	wait "$pid"
+	ip link set "$netdev" up || rc=1
+	link_active || rc=1
+	return "$rc"
+}
+if ((rogue_pass)); then
+	if [[ $node == 0 ]]; then
+		check "wire: a barrier with a rank whose node dropped off fails (keepalive)" lost
+	else
+		check "wire: node 1's link taken down under its rank, and back" lost
+	fi
+	check "wire: nothing leaked on node $node after the lost rank" selftests/rmawin/leaks.sh
+fi
 exit $failed
