@@ -103,9 +103,7 @@ int rmawin_acc_check(const struct rmawin_op_desc *op)
 		return -EFAULT;
 	if (op->compare && fault_in_readable(u64_to_user_ptr(op->compare), op->len))
 		return -EFAULT;
-	if (op->result && rmawin_user_writable(u64_to_user_ptr(op->result), op->len))
-		return -EFAULT;
-	return 0;
+	return op->result ? rmawin_user_writable(u64_to_user_ptr(op->result), op->len) : 0;
 }
 
 /* Copy window bytes [off, off + len) to or from @buf, across pages. */

@@ -20,6 +20,32 @@
 
 /* Up to this many bytes, rmawin_user_writable() probes with copies. */
 #define RMAWIN_PROBE_MAX	64
+/* rmawin_fault_in() faults this much in between its checks for a signal */
+#define RMAWIN_FAULT_CHUNK	SZ_4M
+
+/*
+ * Fault a user range in, for writing if @write, a chunk at a time: a large
+ * one (up to the machine's memory, rmawin_rma_check()) gives the CPU up
+ * between chunks and ends at a fatal signal instead of running to its end.
+ * Return: 0, -EFAULT, or -EINTR.
+ */
+static int rmawin_fault_in(void __user *p, u64 len, bool write)
+{
+	while (len) {
+		size_t n = min_t(u64, len, RMAWIN_FAULT_CHUNK);
+
+		if (write ? fault_in_safe_writeable(p, n) : fault_in_readable(p, n))
+			return -EFAULT;
+		p += n;
+		len -= n;
+		if (!len)
+			break;
+		if (fatal_signal_pending(current))
+			return -EINTR;
+		cond_resched();
+	}
+	return 0;
+}
 
 /**
  * rmawin_user_writable() - is a user range mapped, and writable?
@@ -33,14 +59,14 @@
  * the page tables, which is most of an 8-byte operation's own cost under
  * emulation.
  *
- * Return: 0, or -EFAULT.
+ * Return: 0, -EFAULT, or -EINTR (a fatal signal, during a large one).
  */
 int rmawin_user_writable(void __user *p, u64 len)
 {
 	u8 buf[RMAWIN_PROBE_MAX];
 
 	if (len > sizeof(buf))
-		return fault_in_safe_writeable(p, len) ? -EFAULT : 0;
+		return rmawin_fault_in(p, len, true);
 	if (rmawin_copy_from_user(buf, p, len) || rmawin_copy_to_user(p, buf, len))
 		return -EFAULT;
 	return 0;
@@ -68,10 +94,9 @@ int rmawin_rma_check(const struct rmawin_op_desc *op)
 	 */
 	if (PFN_UP(op->len) > totalram_pages())
 		return -ENOMEM;
-	if (op->opcode == RMAWIN_OP_GET ? rmawin_user_writable(origin, op->len) :
-					  fault_in_readable(origin, op->len))
-		return -EFAULT;
-	return 0;
+	if (op->opcode == RMAWIN_OP_GET)
+		return rmawin_user_writable(origin, op->len);
+	return rmawin_fault_in(origin, op->len, false);
 }
 
 /*
