@@ -25,16 +25,7 @@
 #define C_ACC	1024	/* int64[56] the accumulate rounds add to: RMAWIN_EPOCH_OP_MAX bytes */
 #define C_NACC	(RMAWIN_EPOCH_OP_MAX / 8)
 
-TEST(feature_complete_op)
-{
-	struct rmawin_info info;
-	int n = rmawin_query(&info, NULL, 0);
-
-	ASSERT_LE(0, n) TH_LOG("rmawin_query: %s", rmawin_strerror(n));
-	EXPECT_NE(0, info.features & RMAWIN_FEAT_COMPLETE_OP)
-		TH_LOG("features %#llx: no RMAWIN_FEAT_COMPLETE_OP",
-		       (unsigned long long)info.features);
-}
+RMAWIN_TEST_FEATURE(feature_complete_op, RMAWIN_FEAT_COMPLETE_OP)
 
 /*
  * Run @fn on two ranks: the operations carried meanwhile (the module's

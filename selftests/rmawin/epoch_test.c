@@ -19,16 +19,7 @@
  */
 #include "epoch_test.h"
 
-TEST(feature_epoch_op)
-{
-	struct rmawin_info info;
-	int n = rmawin_query(&info, NULL, 0);
-
-	ASSERT_LE(0, n) TH_LOG("rmawin_query: %s", rmawin_strerror(n));
-	EXPECT_NE(0, info.features & RMAWIN_FEAT_EPOCH_OP)
-		TH_LOG("features %#llx: no RMAWIN_FEAT_EPOCH_OP",
-		       (unsigned long long)info.features);
-}
+RMAWIN_TEST_FEATURE(feature_epoch_op, RMAWIN_FEAT_EPOCH_OP)
 
 /* ---- every operation as an epoch ------------------------------------------ */
 

@@ -509,15 +509,6 @@ TEST(raw_lock_others_and_epoch_beside_a_lock)
 	expect_end(_metadata);
 }
 
-TEST(feature_lazy_lock_all)
-{
-	struct rmawin_device devs[16];
-	struct rmawin_info info;
-
-	ASSERT_LE(0, rmawin_query(&info, devs, 16));
-	EXPECT_NE(0, info.features & RMAWIN_FEAT_LAZY_LOCK_ALL)
-		TH_LOG("features %#llx: no RMAWIN_FEAT_LAZY_LOCK_ALL",
-		       (unsigned long long)info.features);
-}
+RMAWIN_TEST_FEATURE(feature_lazy_lock_all, RMAWIN_FEAT_LAZY_LOCK_ALL)
 
 TEST_HARNESS_MAIN

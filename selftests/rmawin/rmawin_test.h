@@ -84,6 +84,19 @@ static inline __u64 rmawin_test_features(void)
 	return ret ? 0 : q.features;
 }
 
+/* A TEST that the library's rmawin_query() reports RMAWIN_FEAT_* @bit. */
+#define RMAWIN_TEST_FEATURE(name, bit)						\
+TEST(name)									\
+{										\
+	struct rmawin_info info;						\
+	int n = rmawin_query(&info, NULL, 0);					\
+										\
+	ASSERT_LE(0, n) TH_LOG("rmawin_query: %s", rmawin_strerror(n));	\
+	EXPECT_NE(0, info.features & (bit))					\
+		TH_LOG("features %#llx: no " #bit,				\
+		       (unsigned long long)info.features);			\
+}
+
 static inline int rmawin_bind_raw(int fd, const char *ibdev, unsigned int port)
 {
 	struct rmawin_ep_bind b = { .size = sizeof(b), .port = port };
