@@ -88,6 +88,29 @@ bool rmawin_ring_has_work(struct rmawin_ring *ring)
 	       rmawin_ring_cq_room(ring);
 }
 
+/*
+ * The poller leaves an entry that would wait (a flush whose window has
+ * operations in flight) at the head of its ring, pass after pass.  A call
+ * that waits itself probes the peers as it goes (rmawin_wait_peers()); so
+ * does the poller for an entry that stays there rmawin_keepalive_jiffies():
+ * a peer whose node went away with a reply owed is found, and the flush
+ * fails, instead of staying there for ever.  Endpoint lock held.
+ */
+static void rmawin_ring_keepalive(struct rmawin_ring *ring)
+{
+	long every = rmawin_keepalive_jiffies();
+
+	if (!ring->waiting) {
+		ring->waiting = true;
+		ring->waiting_since = jiffies;
+		return;
+	}
+	if (every == MAX_SCHEDULE_TIMEOUT || time_before(jiffies, ring->waiting_since + every))
+		return;
+	rmawin_keepalive(ring->ep);
+	ring->waiting_since = jiffies;
+}
+
 /**
  * rmawin_ring_consume() - one pass over the submission ring
  * @ring: the ring
@@ -135,8 +158,11 @@ int rmawin_ring_consume(struct rmawin_ring *ring, bool poller)
 	while (ring->head != tail && n < RMAWIN_RING_BATCH && rmawin_ring_cq_room(ring)) {
 		/* one copy; userspace may scribble on the slot meanwhile */
 		memcpy(&op, &ring->sqes[ring->head & (ring->sq_entries - 1)], sizeof(op));
-		if (poller && rmawin_op_would_wait(ep, &op))
+		if (poller && rmawin_op_would_wait(ep, &op)) {
+			rmawin_ring_keepalive(ring);
 			break;
+		}
+		ring->waiting = false;
 		res = rmawin_op_run(ep, &op, true, &quiet);
 		WRITE_ONCE(ring->head, ring->head + 1);
 		/* release: the slot was read before it is handed back */

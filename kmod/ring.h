@@ -32,6 +32,10 @@ struct rmawin_poller;
  * @head: our own submission head (under the endpoint lock); the shared one
  *	is a copy
  * @ctail: our own completion tail (under the endpoint lock)
+ * @waiting: the poller left the entry at @head at the head of the ring,
+ *	as one that would wait, since @waiting_since (jiffies); under the
+ *	endpoint lock
+ * @waiting_since: see @waiting
  * @flags_lock: serializes writers of @flags (the poller, the doorbell, stop)
  * @flags: our own copy of the flags
  * @idle_ns: the poller spins this long with nothing to do before it sleeps
@@ -62,6 +66,8 @@ struct rmawin_ring {
 	u32 cq_entries;
 	u32 head;
 	u32 ctail;
+	bool waiting;
+	unsigned long waiting_since;
 	spinlock_t flags_lock;		/* writers of flags */
 	u32 flags;
 	u64 idle_ns;
