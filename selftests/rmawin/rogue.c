@@ -26,6 +26,10 @@
  *   msgs         as a member, one invalid message per connection, of every
  *                type: truncated, oversized, out of range; cut off each time,
  *                and the window's keys no longer work
+ *   completes    as a member, once the victim has posted an exposure epoch
+ *                to it (victim serve ... post), a COMPLETE whose carried
+ *                operation is invalid, one per connection: cut off each time,
+ *                the window untouched
  *   fuzz         as a member, SEED-reproducible mutations of valid messages,
  *                COUNT messages in all, reconnecting whenever cut off
  *   notify       as a member, a flood of valid notifications
@@ -525,6 +529,8 @@ int main(int argc, char **argv)
 		ret = case_relay(atoi(argv[4]));
 	else if (!strcmp(what, "msgs"))
 		ret = case_msgs();
+	else if (!strcmp(what, "completes"))
+		ret = case_completes();
 	else if (!strcmp(what, "fuzz") && argc > 5)
 		ret = case_fuzz(strtoull(argv[4], NULL, 0), atol(argv[5]));
 	else if (!strcmp(what, "notify") && argc > 4)

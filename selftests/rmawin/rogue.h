@@ -56,6 +56,7 @@ struct rg_conn {
 	unsigned long ngrant;	/* LOCK_GRANTs */
 	unsigned long nreply;	/* ACC_REPLYs */
 	unsigned long nwelcome;	/* WELCOMEs */
+	unsigned long npost;	/* POSTs */
 	unsigned long nacc;	/* ACC fragments (answered ones) */
 	uint32_t acc_arg;	/* the last one's request id */
 	uint32_t acc_res_off;	/* and its offset in the operation */

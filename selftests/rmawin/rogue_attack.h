@@ -24,6 +24,7 @@ int connect_retry(struct rg_conn *c, int peer, enum rg_auth auth, const uint8_t 
 /* rogue_member.c */
 int member_until_closed(struct rg_conn *c, int wait_ms);
 int case_msgs(void);
+int case_completes(void);
 int case_fuzz(uint64_t seed, long count);
 int case_notify(long count);
 int case_barrier4(void);

@@ -130,6 +130,11 @@ fi
 port=$((port + 10)); A=$(addrs 2)
 run_case "invalid messages of every type" "$bin/victim serve $A 20000 intact" \
 	"$bin/rogue msgs $A 1"
+# As a member the victim posted to: COMPLETEs whose carried operation is
+# invalid, past the count check, each cutting the rogue off
+port=$((port + 10)); A=$(addrs 2)
+run_case "invalid carried operations in a COMPLETE" "$bin/victim serve $A 20000 intact post" \
+	"$bin/rogue completes $A 1"
 port=$((port + 10)); A=$(addrs 2)
 run_case "a flood of 5096 notifications" "$bin/victim notify $A 5096" \
 	"$bin/rogue notify $A 1 5096"

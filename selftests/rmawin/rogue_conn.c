@@ -484,6 +484,8 @@ static void rg_parse(struct rg_conn *c, const uint8_t *msg, uint32_t len)
 		c->nreply++;
 	if (h->type == RMAWIN_MSG_WELCOME)
 		c->nwelcome++;
+	if (h->type == RMAWIN_MSG_POST)
+		c->npost++;
 	if (h->type == RMAWIN_MSG_ACC && len >= sizeof(*h) + sizeof(struct rmawin_wire_acc)) {
 		const struct rmawin_wire_acc *a = (const void *)(h + 1);
 

@@ -375,12 +375,38 @@ static const struct bad_msg bad_msgs[] = {
 	{ "lock grant: never asked", RMAWIN_MSG_LOCK_GRANT, 0, 0 },
 	{ "complete: no post", RMAWIN_MSG_COMPLETE, 0, 0 },
 	{ "complete: carried op shorter than its header", RMAWIN_MSG_COMPLETE, 0, 12 },
-	{ "complete: carried op past the window", RMAWIN_MSG_COMPLETE, 0, 32, 0, 0,
-	  fill_acc_range },
 	{ "post: unknown window", RMAWIN_MSG_POST, 5, 0 },
 	{ "notify: past the window", RMAWIN_MSG_NOTIFY, 0, 24, 0, 0, fill_notify_range },
 	{ "notify: displacement overflows", RMAWIN_MSG_NOTIFY, 0, 24, 0, 0, fill_notify_huge },
 	{ "notify: truncated", RMAWIN_MSG_NOTIFY, 0, 20 },
+};
+
+/* An accumulate fragment after the first of its operation */
+static void fill_acc_later(uint8_t *p)
+{
+	struct rmawin_wire_acc *a = (void *)p;
+
+	a->opcode = RMAWIN_OP_ACC;
+	a->datatype = RMAWIN_TYPE_INT64;
+	a->res_off = htole32(448);	/* a carried operation is whole */
+	a->len = htole32(8);
+}
+
+/*
+ * COMPLETEs of window 0 whose carried operation is invalid, each sent once
+ * the victim has posted to us, so that the count check passes and the
+ * payload's own checks are what must refuse it.
+ */
+static const struct bad_msg bad_completes[] = {
+	{ "carried op past the window", RMAWIN_MSG_COMPLETE, 0, 32, 0, 0, fill_acc_range },
+	{ "carried op whose offset wraps", RMAWIN_MSG_COMPLETE, 0, 32, 0, 0, fill_acc_wrap },
+	{ "carried op and type MPI lacks", RMAWIN_MSG_COMPLETE, 0, 32, 0, 0, fill_acc_type },
+	{ "carried op longer than its data", RMAWIN_MSG_COMPLETE, 0, 32, 0, 0, fill_acc_len },
+	{ "carried fetching op", RMAWIN_MSG_COMPLETE, 0, 32, 0, 0, fill_acc_fetching },
+	{ "carried fetch_and_op", RMAWIN_MSG_COMPLETE, 0, 32, 0, 0, fill_fetch_op },
+	{ "carried op with a lock epoch", RMAWIN_MSG_COMPLETE, 0, 32, 0, 0, fill_acc_epoch },
+	{ "carried later fragment", RMAWIN_MSG_COMPLETE, 0, 32, 0, 0, fill_acc_later },
+	{ "carried op shorter than its header", RMAWIN_MSG_COMPLETE, 0, 12 },
 };
 
 static int send_bad(struct rg_conn *c, const struct bad_msg *b)
@@ -464,6 +490,34 @@ int case_msgs(void)
 		if (ret)
 			return SAY("%s: join: %s", name, strerror(-ret)), 1;
 		ret = i < n ? send_bad(&c, &bad_msgs[i]) : send_sequence(&c, i - n);
+		if (member_cut_off(&c, name))
+			SAY("%s: cut off, its keys dead", name);
+		rg_close(&c);
+	}
+	return 0;
+}
+
+int case_completes(void)
+{
+	size_t n = sizeof(bad_completes) / sizeof(bad_completes[0]), i;
+	const char *name;
+	struct rg_conn c;
+	int ret, waited;
+
+	for (i = 0; i < n; i++) {
+		name = bad_completes[i].name;
+		ret = member_join(&c);
+		if (ret)
+			return SAY("%s: join: %s", name, strerror(-ret)), 1;
+		/* the victim posts to us once its window is made */
+		for (waited = 0; waited < 20000 && !c.npost && !c.dead; waited += 100)
+			rg_poll(&c, 100);
+		if (!c.npost) {
+			BAD("%s: the victim never posted to us", name);
+			rg_close(&c);
+			return 1;
+		}
+		ret = send_bad(&c, &bad_completes[i]);
 		if (member_cut_off(&c, name))
 			SAY("%s: cut off, its keys dead", name);
 		rg_close(&c);

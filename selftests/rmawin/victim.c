@@ -7,11 +7,12 @@
  *
  *   victim join RANK ADDRS TIMEOUT_MS EXPECT
  *	open, expecting EXPECT (0, or an errno name); if 0, one barrier
- *   victim serve ADDRS TIMEOUT_MS intact|guards
+ *   victim serve ADDRS TIMEOUT_MS intact|guards [post]
  *	rank 0, again and again while a peer comes within the timeout: open,
- *	create a window of victim_byte()s between two guard pages, loop in
- *	barriers until the peer is cut off (-EPROTO) or leaves; then the
- *	guards (and with "intact", the window) must be as they were
+ *	create a window of victim_byte()s between two guard pages (with
+ *	"post", post an exposure epoch on it to rank 1), loop in barriers
+ *	until the peer is cut off (-EPROTO) or leaves; then the guards (and
+ *	with "intact", the window) must be as they were
  *   victim notify ADDRS TOTAL
  *	rank 0: wait in a barrier while the peer sends TOTAL notifications,
  *	then take them: -EOVERFLOW with TOTAL - 4096 lost, then 4096 of them
@@ -148,8 +149,9 @@ static int check_memory(const uint8_t *w, bool intact, long iter)
 	return 0;
 }
 
-static int do_serve(const char *addrs, int timeout_ms, bool intact)
+static int do_serve(const char *addrs, int timeout_ms, bool intact, bool post)
 {
+	static const int rogue_rank = 1;
 	long iter = 0, proto = 0, reset = 0, other = 0;
 	struct rmawin_win *win;
 	struct rmawin_ep *ep;
@@ -183,6 +185,8 @@ static int do_serve(const char *addrs, int timeout_ms, bool intact)
 		if (!w)
 			return 1;
 		ret = rmawin_win_create(ep, w, VICTIM_WIN, 1, 0, &win);
+		if (!ret && post)
+			ret = rmawin_post(win, &rogue_rank, 1);
 		while (!ret)
 			ret = rmawin_barrier(ep);
 		if (getenv("VICTIM_VERBOSE"))
@@ -509,7 +513,8 @@ int main(int argc, char **argv)
 	if (argc >= 6 && !strcmp(argv[1], "join"))
 		return do_join(atoi(argv[2]), argv[3], atoi(argv[4]), parse_errno(argv[5]));
 	if (argc >= 5 && !strcmp(argv[1], "serve"))
-		return do_serve(argv[2], atoi(argv[3]), !strcmp(argv[4], "intact"));
+		return do_serve(argv[2], atoi(argv[3]), !strcmp(argv[4], "intact"),
+				argc >= 6 && !strcmp(argv[5], "post"));
 	if (argc >= 4 && !strcmp(argv[1], "notify"))
 		return do_notify(argv[2], atol(argv[3]));
 	if (argc >= 4 && !strcmp(argv[1], "barrier4"))
