@@ -141,8 +141,8 @@ static void rmawin_group_quiesce(struct rmawin_group *grp)
 
 /**
  * rmawin_keepalive() - probe the group's peers during a long wait for them
- * @ep: the endpoint, unlocked; the caller sleeps on its group
- *	(rmawin_wait_unlocked()), which keeps the group
+ * @ep: the endpoint; its caller holds its lock, or sleeps on its group
+ *	(rmawin_wait_unlocked()): either keeps the group
  *
  * A peer whose node or link went away sends nothing, not even a
  * disconnect: the wait would last for ever.  Each connected peer with no

@@ -645,7 +645,7 @@ static void rmawin_tx_put(struct rmawin_peer *peer, int slot)
  * finds the same out, and a probe that is not answered yet is not sent
  * again.
  *
- * Context: process context, the group alive (a sleeper holds it).
+ * Context: process context; the group kept (rmawin_keepalive()).
  */
 void rmawin_msg_probe(struct rmawin_peer *peer)
 {
