@@ -369,7 +369,7 @@ int rmawin_bulk_issue(struct rmawin_req *req, const struct rmawin_target *t,
 		}
 		if (!req->acc.result)
 			continue;
-		if (rmawin_wait_event(ep, !READ_ONCE(peer->bulk.answering) ||
+		if (rmawin_wait_peers(ep, !READ_ONCE(peer->bulk.answering) ||
 				      rmawin_peer_gone(peer)))
 			return -EINTR;
 		/* a failed chunk (the request has its status) leaves nothing to read */
