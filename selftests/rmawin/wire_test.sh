@@ -116,7 +116,7 @@ lost() {
 	local netdev pid rc=0 before after _
 	if [[ $node == 0 ]]; then
 		before=$(sed -n 's/^keepalives //p' "$stats")
-		lost_rank timeout 150 >/tmp/lost.log 2>&1 || rc=1
+		lost_rank timeout 900 >/tmp/lost.log 2>&1 || rc=1
 		after=$(sed -n 's/^keepalives //p' "$stats")
 		sed 's/^/# /' /tmp/lost.log
 		echo "# keepalive probes sent: ${before:-none} before, ${after:-none} after"
@@ -128,7 +128,8 @@ lost() {
 	# exec: $! is the rank itself, which the kill below must reach
 	lost_rank exec >/tmp/lost.log 2>&1 &
 	pid=$!
-	for _ in $(seq 600); do
+	# the other guest may come minutes later (lost_check.c joins again)
+	for _ in $(seq 4500); do
 		grep -q '^joined' /tmp/lost.log && break
 		kill -0 "$pid" 2>/dev/null || break
 		sleep 0.2
