@@ -487,7 +487,7 @@ static int rmawin_acc_frag_recv(struct rmawin_peer *peer, u32 id, const void *p,
  * window's lock can be had at once, and the lock is let go of after it
  * (granting it to whoever waits); else the answer is -EAGAIN.
  *
- * Context: the receive completion's softirq, or the receive work (msg.c);
+ * Context: the receive completion's softirq, or the receive work (recv.c);
  * never waits for the CQ.
  * Return: 0, -EPROTO for a fragment no honest origin sends (an epoch from
  * a rank that holds or waits for the lock already among them), or for an
@@ -550,7 +550,7 @@ static bool rmawin_acc_reply_ok(const struct rmawin_req *req, const struct rmawi
  * @p: struct rmawin_wire_acc_reply and previous values
  * @len: payload bytes
  *
- * Context: the receive completion's softirq, or the receive work (msg.c).
+ * Context: the receive completion's softirq, or the receive work (recv.c).
  * Return: 0, or -EPROTO for a reply to no fragment of ours.
  */
 int rmawin_acc_reply_recv(struct rmawin_peer *peer, u32 id, const void *p, u16 len)

@@ -416,7 +416,7 @@ static bool rmawin_bulk_msg_ok(const struct rmawin_wire_acc *m, const struct rma
  * get_accumulate's previous values take the place of its elements in the
  * inbox, where the origin reads them once answered.
  *
- * Context: the receive completion's softirq, or the receive work (msg.c).
+ * Context: the receive completion's softirq, or the receive work (recv.c).
  * Return: 0, or -EPROTO for a chunk no honest origin sends (and for any
  * chunk when we have no inbox).
  */

@@ -221,7 +221,7 @@ static bool rmawin_desc_id_ok(struct rmawin_group *grp, u32 id)
  * @p: struct rmawin_wire_desc
  * @len: payload bytes
  *
- * Context: the receive work (msg.c); may sleep.
+ * Context: the receive work (recv.c); may sleep.
  * Return: 0, -EPROTO, -ENOMEM.
  */
 int rmawin_win_desc_recv(struct rmawin_peer *peer, u32 win_id, const void *p, u16 len)

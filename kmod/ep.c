@@ -125,7 +125,7 @@ struct rmawin_ep *rmawin_ep_alloc(void)
 	INIT_LIST_HEAD(&ep->dev_node);
 	init_waitqueue_head(&ep->wq);
 	/*
-	 * The receive CQ's softirq handlers look windows up (msg.c).  Its
+	 * The receive CQ's softirq handlers look windows up (recv.c).  Its
 	 * own lock class: every xa_init() of one file shares one, and
 	 * @kmems is taken with bottom halves on.
 	 */

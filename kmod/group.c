@@ -248,7 +248,7 @@ void rmawin_group_destroy(struct rmawin_group *grp)
 	}
 	rmawin_self_qp_destroy(grp);
 	rmawin_atomic_guess_free(grp);
-	/* every queue pair is drained: so is the receive work (msg.c) */
+	/* every queue pair is drained: so is the receive work (recv.c) */
 	flush_work(&grp->rx_work);
 	/* no queue pair is left to reach into a window or a buffer */
 	rmawin_acc_fail_all(grp);

@@ -3,8 +3,8 @@
  * rmawin: a group and its peers: the connections, their control-message
  * buffers, the registration cache, the inbox of large accumulates and the
  * device atomics' memory of each queue pair; the entry points of the files
- * that run them (group.c, conn.c, auth.c, msg.c, bulk.c, bounce.c,
- * rcache.c).  Included by rmawin.h.
+ * that run them (group.c, conn.c, fail.c, auth.c, msg.c, recv.c, bulk.c,
+ * bounce.c, rcache.c).  Included by rmawin.h.
  */
 #ifndef RMAWIN_GROUP_H
 #define RMAWIN_GROUP_H
@@ -104,7 +104,7 @@ enum rmawin_peer_state {
  * @peer: owner
  * @slot: index in the peer's ring, or RMAWIN_RX_DRAIN
  * @node: in the group's @rx_queue while its completion waits for the
- *	receive work (msg.c)
+ *	receive work (recv.c)
  * @status: the receive completion's status
  * @len: the bytes it received
  * @bad: handled in softirq context and found invalid: the receive work
@@ -119,6 +119,11 @@ struct rmawin_ctrl_buf {
 	u32 len;
 	bool bad;
 };
+
+static inline struct rmawin_ctrl_buf *rmawin_cqe_to_buf(struct ib_cqe *cqe)
+{
+	return container_of(cqe, struct rmawin_ctrl_buf, cqe);
+}
 
 /**
  * struct rmawin_peer - this endpoint's view of one other rank
@@ -269,7 +274,7 @@ struct rmawin_rcache {
  * @listen_id: accepts connections from higher ranks
  * @cq: the receive completion queue of every queue pair of the group
  *	(control messages), polled in softirq context: a message that needs
- *	nothing but spinlocks is handled there, the rest in @rx_work (msg.c)
+ *	nothing but spinlocks is handled there, the rest in @rx_work (recv.c)
  * @sq_data_max: data work requests one peer's queue pair may have in
  *	flight: RMAWIN_SQ_DATA, or fewer where the device's largest send
  *	completion queue cannot hold that many for every peer
@@ -285,7 +290,7 @@ struct rmawin_rcache {
  * @rx_busy: @rx_work is handling one it took off @rx_queue: later ones
  *	wait behind it too
  * @fail_work: cuts failed members off and lets go of the window locks
- *	they held or waited for (conn.c); queued, unless @dying, when a
+ *	they held or waited for (fail.c); queued, unless @dying, when a
  *	member fails
  * @rx_work: handles the receive completions of @rx_queue in process
  *	context, in order
@@ -403,6 +408,12 @@ static inline bool rmawin_post_enter(struct rmawin_group *grp)
 	return false;
 }
 
+/* Wake everything that waits on the group's endpoint. */
+static inline void rmawin_group_wake(struct rmawin_group *grp)
+{
+	wake_up_all(&grp->ep->wq);
+}
+
 /* group.c */
 int rmawin_ioctl_group_join(struct rmawin_ep *ep, void *arg);
 void rmawin_group_destroy(struct rmawin_group *grp);
@@ -411,20 +422,21 @@ void rmawin_group_destroy(struct rmawin_group *grp);
 void rmawin_peer_init(struct rmawin_peer *peer, struct rmawin_group *grp, u32 rank);
 int rmawin_peer_connect(struct rmawin_peer *peer);
 void rmawin_peer_destroy_conn(struct rmawin_peer *peer);
-void rmawin_peer_fail(struct rmawin_peer *peer, int err);
-void rmawin_group_fail_recheck(struct rmawin_group *grp);
-void rmawin_group_fail_work(struct work_struct *work);
-void rmawin_peer_lost(struct rmawin_peer *peer);
 void rmawin_peer_retry(struct rmawin_peer *peer, bool auth_failed);
-void rmawin_peer_cut_off(struct rmawin_peer *peer, int err);
-void rmawin_peer_protocol_error(struct rmawin_peer *peer);
-void rmawin_peer_leave(struct rmawin_peer *peer);
-void rmawin_peer_left(struct rmawin_peer *peer);
 void rmawin_peer_auth_recv(struct rmawin_peer *peer, const struct rmawin_wire_auth *auth);
 void rmawin_peer_welcome_recv(struct rmawin_peer *peer);
 int rmawin_peer_grant_access(struct rmawin_peer *peer);
 struct rdma_cm_id *rmawin_group_listen_id(struct rmawin_group *grp);
 int rmawin_group_join_error(struct rmawin_group *grp);
+
+/* fail.c */
+void rmawin_peer_fail(struct rmawin_peer *peer, int err);
+void rmawin_peer_lost(struct rmawin_peer *peer);
+void rmawin_peer_left(struct rmawin_peer *peer);
+void rmawin_peer_cut_off(struct rmawin_peer *peer, int err);
+void rmawin_peer_protocol_error(struct rmawin_peer *peer);
+void rmawin_group_fail_recheck(struct rmawin_group *grp);
+void rmawin_group_fail_work(struct work_struct *work);
 
 /* auth.c */
 int rmawin_auth_init(struct rmawin_group *grp, const void __user *ukey, u32 len);
@@ -434,11 +446,15 @@ void rmawin_auth_nonce(u8 *nonce);
 int rmawin_auth_mac(struct rmawin_peer *peer, const char *label, u8 *mac);
 bool rmawin_auth_check(struct rmawin_peer *peer, const char *label, const u8 *mac);
 
+/* recv.c */
+void rmawin_recv_done(struct ib_cq *cq, struct ib_wc *wc);
+void rmawin_rx_work(struct work_struct *work);
+void rmawin_peer_leave(struct rmawin_peer *peer);
+int rmawin_ctrl_post_recvs(struct rmawin_peer *peer);
+
 /* msg.c */
 int rmawin_ctrl_alloc(struct rmawin_peer *peer);
 void rmawin_ctrl_free(struct rmawin_peer *peer);
-void rmawin_rx_work(struct work_struct *work);
-int rmawin_ctrl_post_recvs(struct rmawin_peer *peer);
 int rmawin_msg_send(struct rmawin_peer *peer, u8 type, u32 arg,
 		    const void *payload, u16 len);
 int rmawin_msg_send_fenced(struct rmawin_peer *peer, u8 type, u32 arg,
@@ -464,7 +480,7 @@ static inline int rmawin_msg_signal(struct rmawin_peer *peer, u8 type, u32 arg, 
 }
 
 /*
- * Control message handlers (msg.c's dispatch table): the header's type,
+ * Control message handlers (recv.c's dispatch table): the header's type,
  * version and length are checked already.  Each checks every field before
  * it acts and returns 0, or -EPROTO for a message no honest peer sends
  * (the peer is then failed and cut off), or -ENOMEM.

@@ -289,7 +289,7 @@ static void rmawin_lock_drop_failed(struct rmawin_group *grp, struct rmawin_win 
  * it for ever.  Its own epochs are over: whatever it did under the lock
  * has landed or never will (its queue pair is in the error state).
  *
- * Context: the group's fail work (conn.c).
+ * Context: the group's fail work (fail.c).
  */
 void rmawin_lock_drop_failed_all(struct rmawin_group *grp)
 {
@@ -389,7 +389,7 @@ static int rmawin_lock_msg(struct rmawin_peer *peer, u32 win_id, const void *p, 
  * @p: struct rmawin_wire_lock
  * @len: its size
  *
- * Context: the receive completion's softirq, or the receive work (msg.c).
+ * Context: the receive completion's softirq, or the receive work (recv.c).
  * Return: 0, or -EPROTO for a window that does not exist, a bad type, or
  * a rank that holds or waits for the lock already.
  */
@@ -405,7 +405,7 @@ int rmawin_lock_recv(struct rmawin_peer *peer, u32 win_id, const void *p, u16 le
  * @p: struct rmawin_wire_lock
  * @len: its size
  *
- * Context: the receive completion's softirq, or the receive work (msg.c).
+ * Context: the receive completion's softirq, or the receive work (recv.c).
  * Return: 0, or -EPROTO for a lock the peer does not hold.
  */
 int rmawin_unlock_recv(struct rmawin_peer *peer, u32 win_id, const void *p, u16 len)
@@ -420,7 +420,7 @@ int rmawin_unlock_recv(struct rmawin_peer *peer, u32 win_id, const void *p, u16 
  * @p: no payload
  * @len: 0
  *
- * Context: the receive completion's softirq, or the receive work (msg.c).
+ * Context: the receive completion's softirq, or the receive work (recv.c).
  * Return: 0, or -EPROTO for a grant we did not ask for.
  */
 int rmawin_lock_grant_recv(struct rmawin_peer *peer, u32 win_id, const void *p, u16 len)

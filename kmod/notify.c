@@ -122,7 +122,7 @@ static bool rmawin_notify_in_window(struct rmawin_ep *ep, u32 id, u64 target_dis
  * @p: struct rmawin_wire_notify
  * @len: its size
  *
- * Context: the receive work (msg.c): process context.
+ * Context: the receive work (recv.c): process context.
  * Return: 0, -ENOMEM, or -EPROTO for a window that does not exist or a
  * range outside it: no honest put lands there.
  */

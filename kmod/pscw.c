@@ -114,7 +114,7 @@ out_unlock:
  * @p: no payload
  * @len: 0
  *
- * Context: the receive completion's softirq, or the receive work (msg.c).
+ * Context: the receive completion's softirq, or the receive work (recv.c).
  * Return: 0 or -EPROTO.
  */
 int rmawin_pscw_post_recv(struct rmawin_peer *peer, u32 win_id, const void *p, u16 len)
@@ -130,7 +130,7 @@ int rmawin_pscw_post_recv(struct rmawin_peer *peer, u32 win_id, const void *p, u
  *	and data, rmawin_acc_carried_ok())
  * @len: 0, or the payload's bytes
  *
- * Context: the receive completion's softirq, or the receive work (msg.c).
+ * Context: the receive completion's softirq, or the receive work (recv.c).
  * Return: 0 or -EPROTO.
  */
 int rmawin_pscw_complete_recv(struct rmawin_peer *peer, u32 win_id, const void *p, u16 len)

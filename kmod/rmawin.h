@@ -285,7 +285,7 @@ void rmawin_ep_wake(struct rmawin_ep *ep, struct rmawin_win *win);
  * It polls @cond for up to rmawin_wait_spin_ns() before it sleeps, giving
  * the CPU up at once if anything else wants it: a peer's answer often
  * comes within a round trip, and a sleeper costs a wake-up across CPUs
- * (msg.c handles the answer in softirq context, where a waker of its own
+ * (recv.c handles the answer in softirq context, where a waker of its own
  * would have been a kworker the sender waited for).
  */
 #define rmawin_wait_unlocked(ep, win, cond)					\

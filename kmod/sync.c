@@ -32,7 +32,7 @@ static u32 rmawin_barrier_src(struct rmawin_group *grp, u32 k)
  * @p: payload (none)
  * @len: 0
  *
- * Context: the receive completion's softirq, or the receive work (msg.c).
+ * Context: the receive completion's softirq, or the receive work (recv.c).
  * Return: 0, or -EPROTO for a round the peer does not signal us in, or a
  * barrier we cannot be in yet.
  */
