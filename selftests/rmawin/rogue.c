@@ -50,9 +50,9 @@
  *                before a welcome and join on the next connection
  *
  * This file holds main() and the attacks on the handshake; the attacks of
- * a member that proved itself (msgs, fuzz, notify, barrier4, mute,
- * badstatus, stall, huge) are in
- * rogue_member.c, the connection layer in rogue_conn.c.
+ * a member that proved itself (msgs, completes, notify, barrier4, mute,
+ * badstatus, stall, huge) are in rogue_member.c, its fuzzer in
+ * rogue_fuzz.c, the connection layer in rogue_conn.c.
  */
 #include <endian.h>
 #include <errno.h>

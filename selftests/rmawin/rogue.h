@@ -3,7 +3,8 @@
  * The rogue peer's connection layer: a userspace rmawin group member made
  * of librdmacm and libibverbs alone, speaking the wire protocol of
  * kmod/wire.h, so that the tests can make it misbehave in every way the
- * module must survive.  See rogue.c and rogue_member.c for the attacks.
+ * module must survive.  See rogue.c, rogue_member.c and rogue_fuzz.c for
+ * the attacks.
  */
 #ifndef RMAWIN_ROGUE_H
 #define RMAWIN_ROGUE_H
