@@ -30,7 +30,7 @@ rogue_pass=1
 [[ ${RMAWIN_NO_RING:-0} == 1 ]] && rogue_pass=0
 
 echo "TAP version 13"
-echo "1..$((12 + 3 * rogue_pass))"
+echo "1..$((12 + 4 * rogue_pass))"
 check "wire: two guests" test "${#addrs[@]}" -eq 2
 check "wire: $ibdev active on node $node" \
 	sh -c "rdma link show $ibdev/1 | grep -q 'state ACTIVE'"
@@ -90,18 +90,22 @@ rogue_wire() {
 	check "wire: the rogue on node 1 against victims on node 0 ($role side)" rogue_wire
 
 # A node that drops off the wire while a rank waits for it (lost_check.c):
-# rank 0 on node 0 waits in a barrier; node 1 takes its link down a few
-# seconds after its rank joined, and only the module's keepalive probes can
-# end rank 0's wait (-ECONNRESET).  The device's retries take about 15 s
-# (6 retries of rdma_cm's 2.1 s acknowledgment timeout on RoCE); node 1
-# keeps the link down for 60 s, then kills its rank and brings the link
-# back.
+# rank 0 on node 0 waits in a barrier (lost barrier), or for the replies
+# to its accumulates that rank 1's kernel holds back (lost flush, through
+# the ring); node 1 takes its link down a few seconds after its rank
+# joined, and only the module's keepalive probes can end rank 0's wait
+# (-ECONNRESET).  The device's retries take about 15 s (6 retries of
+# rdma_cm's 2.1 s acknowledgment timeout on RoCE); node 1 keeps the link
+# down for 60 s, then kills its rank and brings the link back.
 lport=$((port + 2000))
 stats=/sys/kernel/debug/rmawin/stats
-lost_addrs="${addrs[0]}:$lport,${addrs[1]}:$((lport + 1))"
-# this node's rank, behind the command in "$@" (timeout, exec) if any
+hold=/sys/kernel/debug/rmawin/recv_delay_ms
+# lost_rank MODE PORT [CMD...]: this node's rank, behind CMD (timeout, exec) if any
 lost_rank() {
-	RMAWIN_RANK=$node RMAWIN_NRANKS=2 RMAWIN_ADDRS=$lost_addrs "$@" selftests/rmawin/lost_check
+	local mode=$1 p=$2
+	shift 2
+	RMAWIN_RANK=$node RMAWIN_NRANKS=2 RMAWIN_ADDRS="${addrs[0]}:$p,${addrs[1]}:$((p + 1))" \
+		"$@" selftests/rmawin/lost_check "$mode"
 }
 link_active() {
 	local _
@@ -112,11 +116,12 @@ link_active() {
 	rdma link show "$ibdev/1"
 	return 1
 }
+# lost MODE PORT
 lost() {
-	local netdev pid rc=0 before after _
+	local mode=$1 p=$2 netdev pid rc=0 before after _
 	if [[ $node == 0 ]]; then
 		before=$(sed -n 's/^keepalives //p' "$stats")
-		lost_rank timeout 900 >/tmp/lost.log 2>&1 || rc=1
+		lost_rank "$mode" "$p" timeout 900 >/tmp/lost.log 2>&1 || rc=1
 		after=$(sed -n 's/^keepalives //p' "$stats")
 		sed 's/^/# /' /tmp/lost.log
 		echo "# keepalive probes sent: ${before:-none} before, ${after:-none} after"
@@ -126,7 +131,7 @@ lost() {
 	netdev=$(rdma link show "$ibdev/1" | sed -n 's/.* netdev \([^ ]*\).*/\1/p')
 	[[ -n $netdev ]] || { echo "# no netdev under $ibdev"; return 1; }
 	# exec: $! is the rank itself, which the kill below must reach
-	lost_rank exec >/tmp/lost.log 2>&1 &
+	lost_rank "$mode" "$p" exec >/tmp/lost.log 2>&1 &
 	pid=$!
 	# the other guest may come minutes later (lost_check.c joins again)
 	for _ in $(seq 4500); do
@@ -137,12 +142,15 @@ lost() {
 	if ! grep -q '^joined' /tmp/lost.log; then
 		kill "$pid" 2>/dev/null
 		wait "$pid"
+		echo 0 >"$hold"
 		sed 's/^/# /' /tmp/lost.log
 		return 1
 	fi
 	sleep 3
 	ip link set "$netdev" down || rc=1
 	sleep 60
+	# no more holding back (lost flush set it) before the rank's teardown
+	echo 0 >"$hold" || rc=1
 	kill "$pid"
 	wait "$pid"
 	ip link set "$netdev" up || rc=1
@@ -151,10 +159,16 @@ lost() {
 }
 if ((rogue_pass)); then
 	if [[ $node == 0 ]]; then
-		check "wire: a barrier with a rank whose node dropped off fails (keepalive)" lost
+		check "wire: a barrier with a rank whose node dropped off fails (keepalive)" \
+			lost barrier "$lport"
+		check "wire: a ring flush owed replies by a rank whose node dropped off fails (the poller's keepalive)" \
+			lost flush $((lport + 2))
 	else
-		check "wire: node 1's link taken down under its rank, and back" lost
+		check "wire: node 1's link taken down under its rank in a barrier, and back" \
+			lost barrier "$lport"
+		check "wire: node 1's link taken down under its rank holding replies, and back" \
+			lost flush $((lport + 2))
 	fi
-	check "wire: nothing leaked on node $node after the lost rank" selftests/rmawin/leaks.sh
+	check "wire: nothing leaked on node $node after the lost ranks" selftests/rmawin/leaks.sh
 fi
 exit $failed
