@@ -127,14 +127,17 @@ demo: all
 # BENCH_OUT must be inside the repository: the guest writes it.
 BENCH_OUT ?= $(TOP)/bench/results
 # BENCH_STEPS: some of bench/run.sh's steps only (e.g. "put_lat atomics")
+# BENCH_ROUNDS: rounds of the step "rounds" (the 8-byte latency lines again)
 BENCH_STEPS ?=
+BENCH_ROUNDS ?= 5
 
 bench: all
 	$(MAKE) -C bench
 	@echo "bench: host load average $$(cut -d' ' -f1-3 /proc/loadavg) before the run" \
 		"(the VM's two CPUs need the host's: other load skews the figures)"
 	st=0; $(TOP)/tools/vm --mem 3072 --timeout 2400 -- \
-		env BENCH_STEPS="$(BENCH_STEPS)" $(TOP)/bench/run.sh $(BENCH_OUT) || st=$$?; \
+		env BENCH_STEPS="$(BENCH_STEPS)" BENCH_ROUNDS="$(BENCH_ROUNDS)" \
+		$(TOP)/bench/run.sh $(BENCH_OUT) || st=$$?; \
 	$(TOP)/bench/report.sh $(BENCH_OUT) || st=1; \
 	echo "bench: host load average $$(cut -d' ' -f1-3 /proc/loadavg) after the run"; \
 	exit $$st

@@ -7,7 +7,9 @@
 # DIR/bandwidth.png, DIR/sync.png and DIR/registration.png with gnuplot
 # (rmawin on both paths beside its yardstick, log axes, bars from the 10th to
 # the 90th percentile), then prints the table of median ratios rmawin /
-# yardstick with the targets of issue 6 and writes it to DIR/ratios.txt.
+# yardstick with the targets of issue 6 and writes it to DIR/ratios.txt,
+# then the ratios of the interleaved rounds (DIR/rounds/, run.sh's step
+# rounds) with their median, least and greatest.
 # A missed target is reported, not an error: the exit status is 0 unless the
 # CSV is missing or a plot could not be drawn.  See Documentation/bench.rst.
 
@@ -35,8 +37,12 @@ die() {
 command -v gnuplot >/dev/null || die "gnuplot not found (apt-get install gnuplot-nox)"
 [[ $dir != *[\'\"\\]* ]] || die "DIR must not contain quotes or backslashes: $dir"
 
+# The interleaved rounds of run.sh's step rounds, if it ran.
+rounds=("$dir"/rounds/[0-9]*.csv)
+[[ -s ${rounds[0]} ]] || rounds=()
+
 # What the default run actually used: the ring when the library had one.
-default_path=$(awk -F, '$2 == "rmawin" && $3 == "default" { print $4; exit }' "$csv")
+default_path=$(awk -F, '$2 == "rmawin" && $3 == "default" { print $4; exit }' "$csv" "${rounds[@]}")
 if [[ $default_path == ring ]]; then
 	label_default="rmawin, ring"
 else
@@ -281,6 +287,66 @@ END {
 		    rm("fence_msgs", paths[i], 8, 0), rm("fence_msgs", paths[i], 2, 0), "<=", 3)
 	printf "\n%d PASS, %d MISS, %d not measured\n", pass, miss, na
 }' "$csv" | tee "$dir/ratios.txt"
+
+# --- the interleaved rounds (run.sh's step rounds) -------------------------------------------
+
+# Each 8-byte latency line of issue 13 again, from rounds of its own: each round measures the
+# yardstick right before the rmawin figures, so that a drift of the host's load between the
+# main run's steps, minutes apart, does not decide a ratio.  One ratio per round; the verdict
+# is the median's.
+if ((${#rounds[@]})); then
+	awk -F, -v defpath="$default_path" '
+	FNR == 1 { nr++; next }
+	{ med[nr, $1, $2, $3, $5, $6] = $8 }
+
+	function val(k) { return (k in med) ? med[k] : "" }
+	function rm(r, bench, path) {
+		if (path == "ring")
+			return defpath == "ring" ? val(r SUBSEP bench SUBSEP "rmawin" SUBSEP "default" SUBSEP 2 SUBSEP 8) : ""
+		return val(r SUBSEP bench SUBSEP "rmawin" SUBSEP "no_ring" SUBSEP 2 SUBSEP 8)
+	}
+	function pt(r, bench) { return val(r SUBSEP bench SUBSEP "perftest" SUBSEP "-" SUBSEP 2 SUBSEP 8) }
+
+	# One line: the ratio A/B of every round that has both, their median, least and greatest.
+	function line(measure, path, abench, apath, bbench, bpath, limit,    r, a, b, n, x, i, j, t, m, verdict) {
+		n = 0
+		for (r = 1; r <= nr; r++) {
+			a = rm(r, abench, apath)
+			b = bbench == "" ? rm(r, abench, bpath) : pt(r, bbench)
+			if (a == "" || b == "" || b == 0)
+				continue
+			x[++n] = a / b
+		}
+		if (!n) {
+			printf "%-58s %-5s %7s %7s %7s %5s  <= %-4s %s\n", measure, path, "-", "-", "-", 0, limit, \
+				(path == "ring" && defpath != "ring") ? "n/a (no ring)" : "n/a (no data)"
+			return
+		}
+		for (i = 2; i <= n; i++)
+			for (j = i; j > 1 && x[j - 1] > x[j]; j--) {
+				t = x[j]; x[j] = x[j - 1]; x[j - 1] = t
+			}
+		m = n % 2 ? x[(n + 1) / 2] : (x[n / 2] + x[n / 2 + 1]) / 2
+		verdict = m <= limit + 0 ? "PASS" : "MISS"
+		printf "%-58s %-5s %7.3f %7.3f %7.3f %5d  <= %-4s %s\n", measure, path, m, x[1], x[n], n, limit, verdict
+	}
+
+	END {
+		printf "\n%-58s %-5s %7s %7s %7s %5s  %-7s %s\n", \
+			"interleaved rounds (rmawin / yardstick, each round)", "path", "median", "least", \
+			"most", "runs", "target", "result"
+		line("8 B put latency (us) / ib_write_lat", "ring", "put_lat", "ring", "ib_write_lat", "", "1.0")
+		line("8 B put latency (us) / ib_write_lat", "ioctl", "put_lat", "ioctl", "ib_write_lat", "", "1.3")
+		line("8 B put latency (us), ring / ioctl", "ring", "put_lat", "ring", "", "ioctl", "1.0")
+		np = split(defpath == "ring" ? "ring ioctl" : "ioctl", paths, " ")
+		for (i = 1; i <= np; i++)
+			line("8 B fetch_and_op, same_op window (us) / ib_atomic_lat", paths[i], \
+			     "fop_lat_same_op", paths[i], "ib_atomic_lat", "", "1.2")
+		for (i = 1; i <= np; i++)
+			line("8 B compare_and_swap, same_op window (us) / ib_atomic_lat", paths[i], \
+			     "cas_lat_same_op", paths[i], "ib_atomic_lat", "", "1.2")
+	}' "${rounds[@]}" | tee -a "$dir/ratios.txt"
+fi
 
 echo
 echo "report.sh: $dir/{latency,bandwidth,sync,registration}.png, $dir/ratios.txt, $csv"

@@ -17,8 +17,12 @@
 # Needs bench/rmawin_bench, bench/reg_mr and tools/rmarun built, /dev/rmawin,
 # and perftest.  Exit status: 0 if every step succeeded, else 1 (the steps
 # after a failed one still run).  BENCH_STEPS, a list of the steps put_lat,
-# get_lat, atomics, put_bw, get_bw, rate, registration, repeat and sync, runs
-# only those (default: all).  See Documentation/bench.rst.
+# get_lat, atomics, put_bw, get_bw, rate, registration, repeat, sync and
+# rounds, runs only those (default: all).  The last, rounds, measures the
+# 8-byte latency lines again in BENCH_ROUNDS (default 5) interleaved rounds,
+# each yardstick right before its rmawin figures, into OUTDIR/rounds/N.csv
+# (bench.csv's format): report.sh takes the median of the rounds' ratios.
+# See Documentation/bench.rst.
 
 set -uo pipefail
 
@@ -44,6 +48,7 @@ BW_BYTES=$((16 << 20)) BW_MIN_OPS=5 BW_MAX_OPS=4096 BW_REPS=5
 RATE_OPS=8192 RATE_REPS=5
 WIN_MAX_MIB=256 WIN_REPS=9
 SYNC_RANKS=(2 4 8)
+ROUNDS=${BENCH_ROUNDS:-5}
 
 # Each client/server pair and each rmarun job gets fresh ports: no waiting for TIME_WAIT.
 next_port=19000
@@ -198,7 +203,8 @@ mkdir -p -- "$out" || die "cannot create $out"
 out=$(readlink -f -- "$out")
 csv=$out/bench.csv
 raw=$out/raw
-rm -rf -- "$raw"
+# a report must not mix in an earlier run's rounds
+rm -rf -- "$raw" "$out/rounds"
 mkdir -p -- "$raw"
 echo "bench,impl,requested,path,ranks,size,unit,median,p10,p90,samples" >"$csv"
 {
@@ -270,6 +276,21 @@ if want sync; then
 		say "fence, lock/unlock, flush on $n ranks"
 		rmawin_both "$n" -b sync
 	done
+fi
+
+if want rounds; then
+	main_csv=$csv main_raw=$raw
+	for ((round = 1; round <= ROUNDS; round++)); do
+		say "round $round of $ROUNDS: ib_write_lat and put_lat, ib_atomic_lat and the same_op atomics, 8 B"
+		csv=$out/rounds/$round.csv raw=$out/rounds/raw.$round
+		mkdir -p -- "$raw"
+		head -n 1 -- "$main_csv" >"$csv"
+		perftest_lat ib_write_lat ib_write_lat 8
+		rmawin_both 2 -b put_lat -s 8 -S 8
+		perftest_lat ib_atomic_lat ib_atomic_lat 8 -A FETCH_AND_ADD
+		rmawin_both 2 -b fop_lat_same_op,cas_lat_same_op
+	done
+	csv=$main_csv raw=$main_raw
 fi
 
 say "done: $(($(wc -l <"$csv") - 1)) measurements in $csv"
