@@ -66,12 +66,9 @@ rm -f -- "$stage/halo.dat" "$stage/halo.txt" "$outdir/halo.dat" "$outdir/halo.tx
 cd -- "$REPO"
 echo "demo: tools/vm --timeout $TIMEOUT -- tools/rmarun -n $NRANKS -- examples/halo -o $outdir/halo${*:+ $*}"
 
-# Until the library picks the RDMA device by route it needs RMAWIN_IBDEV; the
-# runner names the guest's device in RMAWIN_VM_IBDEV (expanded in the guest).
+# Each rank binds to the RDMA device that owns its address (rmarun's RMAWIN_ADDRS).
 set +e
-# shellcheck disable=SC2016
 tools/vm --timeout "$TIMEOUT" -- \
-	sh -c 'exec "$@"' sh \
 	tools/rmarun -n "$NRANKS" -- examples/halo -o "$stage/halo" "$@" 2>&1 |
 	tee "$stage/halo.log"
 rc=${PIPESTATUS[0]}
