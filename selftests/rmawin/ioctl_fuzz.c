@@ -39,6 +39,7 @@
 
 #include "rmawin_key.h"
 #include "rmawin_ports.h"
+#include "xorshift.h"
 
 #define NFDS		4
 #define ARENA		(64 * 4096)
@@ -49,10 +50,7 @@ static uint64_t rng_state;
 
 static uint64_t rnd(void)
 {
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return rng_state * 0x2545f4914f6cdd1dULL;
+	return xorshift64s(&rng_state);
 }
 
 static uint64_t below(uint64_t n)

@@ -14,16 +14,13 @@
 
 #include "rogue_attack.h"
 #include "victim.h"
+#include "xorshift.h"
 
 static uint64_t rng_state;
 
 static uint64_t rng(void)
 {
-	/* xorshift64*: reproducible from the seed, nothing more asked of it */
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return rng_state * 0x2545f4914f6cdd1dULL;
+	return xorshift64s(&rng_state);
 }
 
 /*
