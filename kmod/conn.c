@@ -92,7 +92,7 @@ static void rmawin_peer_set_connected(struct rmawin_peer *peer)
 		peer->state = RMAWIN_PEER_CONNECTED;
 	}
 	spin_unlock_irqrestore(&peer->grp->lock, flags);
-	rmawin_group_wake(peer->grp);
+	rmawin_ep_wake_all(peer->grp->ep);
 }
 
 static void rmawin_qp_event(struct ib_event *ev, void *ctx)
@@ -636,7 +636,7 @@ static void rmawin_peer_work(struct work_struct *work)
 		if (peer->state == RMAWIN_PEER_CLEANUP)
 			peer->state = RMAWIN_PEER_IDLE;
 		spin_unlock_irqrestore(&grp->lock, flags);
-		rmawin_group_wake(grp);
+		rmawin_ep_wake_all(grp->ep);
 		return;
 	}
 	WRITE_ONCE(peer->state, RMAWIN_PEER_IDLE);

@@ -112,7 +112,7 @@ static void rmawin_peer_do_fail(struct rmawin_peer *peer, int err, bool lost)
 		return;
 	/* its accumulates will never be answered */
 	rmawin_acc_fail_peer(peer);
-	rmawin_group_wake(grp);
+	rmawin_ep_wake_all(grp->ep);
 }
 
 /**

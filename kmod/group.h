@@ -408,12 +408,6 @@ static inline bool rmawin_post_enter(struct rmawin_group *grp)
 	return false;
 }
 
-/* Wake everything that waits on the group's endpoint. */
-static inline void rmawin_group_wake(struct rmawin_group *grp)
-{
-	wake_up_all(&grp->ep->wq);
-}
-
 /* group.c */
 int rmawin_ioctl_group_join(struct rmawin_ep *ep, void *arg);
 void rmawin_group_destroy(struct rmawin_group *grp);
