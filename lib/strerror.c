@@ -30,7 +30,7 @@ static const struct {
 	{ EACCES, "permission denied opening /dev/rmawin" },
 	{ ENAMETOOLONG, "RDMA device name too long" },
 	{ ENOKEY, "no job key: a group of more than one rank needs one (RMAWIN_JOB_KEY)" },
-	{ EKEYREJECTED, "a peer failed to prove it holds the job key (another job on these addresses?)" },
+	{ EKEYREJECTED, "a peer failed to prove it holds the job key in time (another job on these addresses, or a handshake the network cut short?)" },
 	{ EPROTO, "a peer broke the protocol and was cut off" },
 	{ EOVERFLOW, "notifications were lost: a sender outran the notification queue" },
 	{ ECONNREFUSED, "a peer refused the connection: another group on these addresses" },

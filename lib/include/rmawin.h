@@ -143,8 +143,9 @@ int rmawin_query(struct rmawin_info *info, struct rmawin_device *devs, int max_d
  * named one); -EADDRINUSE if the address is taken; -ENOKEY for a group of
  * more than one without @attr->job_key; -ETIMEDOUT if not every peer
  * connected in time; -EKEYREJECTED if, by then, a peer had failed to prove
- * it holds the key; -ECONNREFUSED if a peer refused (another group on the
- * same addresses).
+ * it holds the key (a wrong proof, or none before the proof timeout: another
+ * job, an intruder, or a handshake the network cut short); -ECONNREFUSED
+ * if a peer refused (another group on the same addresses).
  */
 int rmawin_ep_open(const struct rmawin_ep_attr *attr, struct rmawin_ep **ep);
 
