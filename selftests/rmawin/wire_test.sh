@@ -29,7 +29,7 @@ rogue_pass=1
 [[ ${RMAWIN_NO_RING:-0} == 1 ]] && rogue_pass=0
 
 echo "TAP version 13"
-echo "1..$((15 + rogue_pass))"
+echo "1..$((16 + rogue_pass))"
 check "wire: two guests" test "${#addrs[@]}" -eq 2
 check "wire: $ibdev active on node $node" \
 	sh -c "rdma link show $ibdev/1 | grep -q 'state ACTIVE'"
@@ -196,4 +196,5 @@ again() {
 	return "$rc"
 }
 check "wire: a new group across the guests after the flap moves data both ways" again
+check "wire: nothing leaked on node $node after the new group" selftests/rmawin/leaks.sh
 exit $failed
