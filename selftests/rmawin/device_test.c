@@ -122,31 +122,7 @@ TEST_F(tmpdev, close_after_removal)
 #define FLT_NETDEV	"rmwflt0"
 #define FLT_IP		"198.18.99.1"
 
-FIXTURE(linkdev) {};
-FIXTURE_VARIANT(linkdev) {
-	int no_ring;
-};
-RMAWIN_TEST_PATH_VARIANT(linkdev, ring, 0);
-RMAWIN_TEST_PATH_VARIANT(linkdev, no_ring, 1);
-
-FIXTURE_SETUP(linkdev)
-{
-	const char *why;
-
-	rmawin_test_path(variant->no_ring);
-	why = rmawin_test_tmpdev_why_not();
-	if (why)
-		SKIP(return, "%s", why);
-	ASSERT_EQ(0, rmawin_test_tmpdev_add(FLT_IBDEV, FLT_NETDEV, FLT_IP))
-		TH_LOG(FLT_IBDEV " could not be made, or never became ACTIVE");
-}
-
-FIXTURE_TEARDOWN(linkdev)
-{
-	if (geteuid())
-		return;
-	rmawin_test_tmpdev_del(FLT_IBDEV, FLT_NETDEV);
-}
+RMAWIN_TEST_TMPDEV_PATHS(linkdev, FLT_IBDEV, FLT_NETDEV, FLT_IP);
 
 struct traffic {
 	int port;

@@ -113,6 +113,36 @@ static inline void rmawin_test_path(int no_ring)
 	}									\
 	FIXTURE_TEARDOWN(fixture_name) {}
 
+/*
+ * As RMAWIN_TEST_PATHS(), on a soft-RoCE device of the test's own: @ibdev
+ * over a dummy netdev @netdev with address @ip (rmawin_test_tmpdev_add()),
+ * made before each test and deleted after it; skipped where the VM's
+ * tools or root are missing.
+ */
+#define RMAWIN_TEST_TMPDEV_PATHS(fixture_name, ibdev, netdev, ip)			\
+	FIXTURE(fixture_name) {};						\
+	FIXTURE_VARIANT(fixture_name) {						\
+		int no_ring;							\
+	};									\
+	RMAWIN_TEST_PATH_VARIANT(fixture_name, ring, 0);			\
+	RMAWIN_TEST_PATH_VARIANT(fixture_name, no_ring, 1);			\
+	FIXTURE_SETUP(fixture_name)						\
+	{									\
+		const char *why;						\
+										\
+		rmawin_test_path(variant->no_ring);				\
+		why = rmawin_test_tmpdev_why_not();				\
+		if (why)							\
+			SKIP(return, "%s", why);				\
+		ASSERT_EQ(0, rmawin_test_tmpdev_add(ibdev, netdev, ip))		\
+			TH_LOG(ibdev " could not be made, or never became ACTIVE"); \
+	}									\
+	FIXTURE_TEARDOWN(fixture_name)						\
+	{									\
+		if (!geteuid())							\
+			rmawin_test_tmpdev_del(ibdev, netdev);			\
+	}
+
 /* Variants @name_ring and @name_no_ring of @fixture_name, the rest as given. */
 #define RMAWIN_TEST_VARIANT_ADD(fixture_name, name, ...)				\
 	RMAWIN_TEST_PATH_VARIANT(fixture_name, name##_ring, 0, __VA_ARGS__);		\

@@ -429,30 +429,7 @@ THREADS_TEST(barriers_from_several_threads_at_once, barriers_rank)
 #define TMP_NETDEV	"rmwthr0"
 #define TMP_IP		"198.18.97.1"
 
-FIXTURE(tmpdev) {};
-FIXTURE_VARIANT(tmpdev) {
-	int no_ring;
-};
-RMAWIN_TEST_PATH_VARIANT(tmpdev, ring, 0);
-RMAWIN_TEST_PATH_VARIANT(tmpdev, no_ring, 1);
-
-FIXTURE_SETUP(tmpdev)
-{
-	const char *why;
-
-	rmawin_test_path(variant->no_ring);
-	why = rmawin_test_tmpdev_why_not();
-	if (why)
-		SKIP(return, "%s", why);
-	ASSERT_EQ(0, rmawin_test_tmpdev_add(TMP_IBDEV, TMP_NETDEV, TMP_IP))
-		TH_LOG(TMP_IBDEV " could not be made, or never became ACTIVE");
-}
-
-FIXTURE_TEARDOWN(tmpdev)
-{
-	if (!geteuid())
-		rmawin_test_tmpdev_del(TMP_IBDEV, TMP_NETDEV);
-}
+RMAWIN_TEST_TMPDEV_PATHS(tmpdev, TMP_IBDEV, TMP_NETDEV, TMP_IP);
 
 struct removal {
 	int port;
