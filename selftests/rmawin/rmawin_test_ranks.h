@@ -100,13 +100,18 @@ static inline void rmawin_test_path(int no_ring)
 	FIXTURE_VARIANT(fixture_name)							\
 		_##fixture_name##_##variant_name##_variant = { .no_ring = nr, __VA_ARGS__ }
 
-#define RMAWIN_TEST_PATHS(fixture_name)						\
+/* Fixture @fixture_name, no state, with variants ring and no_ring. */
+#define RMAWIN_TEST_PATH_FIXTURE(fixture_name)					\
 	FIXTURE(fixture_name) {};						\
 	FIXTURE_VARIANT(fixture_name) {						\
 		int no_ring;							\
 	};									\
 	RMAWIN_TEST_PATH_VARIANT(fixture_name, ring, 0);			\
-	RMAWIN_TEST_PATH_VARIANT(fixture_name, no_ring, 1);			\
+	RMAWIN_TEST_PATH_VARIANT(fixture_name, no_ring, 1)
+
+/* Every test of @fixture_name on both of the library's paths. */
+#define RMAWIN_TEST_PATHS(fixture_name)						\
+	RMAWIN_TEST_PATH_FIXTURE(fixture_name);					\
 	FIXTURE_SETUP(fixture_name)						\
 	{									\
 		rmawin_test_path(variant->no_ring);				\
@@ -120,12 +125,7 @@ static inline void rmawin_test_path(int no_ring)
  * tools or root are missing.
  */
 #define RMAWIN_TEST_TMPDEV_PATHS(fixture_name, ibdev, netdev, ip)			\
-	FIXTURE(fixture_name) {};						\
-	FIXTURE_VARIANT(fixture_name) {						\
-		int no_ring;							\
-	};									\
-	RMAWIN_TEST_PATH_VARIANT(fixture_name, ring, 0);			\
-	RMAWIN_TEST_PATH_VARIANT(fixture_name, no_ring, 1);			\
+	RMAWIN_TEST_PATH_FIXTURE(fixture_name);					\
 	FIXTURE_SETUP(fixture_name)						\
 	{									\
 		const char *why;						\
