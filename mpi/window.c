@@ -5,8 +5,9 @@
  * handler, the info and the user's attributes; and an rmawin window over
  * the memory, found from the real one through an attribute of ours.
  * MPI_Win_get_attr answers the predefined window attributes from the rmawin
- * window.  Dynamic and shared-memory windows are left whole to the real MPI:
- * every call on a window without our attribute goes to PMPI.
+ * window.  Dynamic and shared-memory windows, and every window of a process
+ * at MPI_THREAD_MULTIPLE (rmpi_threads_ok()), are left whole to the real
+ * MPI: every call on a window without our attribute goes to PMPI.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -183,6 +184,36 @@ static unsigned int rmpi_win_flags(MPI_Info info, const void *base, MPI_Aint siz
 }
 
 /*
+ * May rmawin carry a window on @comm?  The library keeps no locks, so not
+ * where a rank runs at MPI_THREAD_MULTIPLE, unless RMAWIN_MPI_THREAD_MULTIPLE=1
+ * promises one-sided calls from one thread at a time; then the window is
+ * the real MPI's, as a dynamic one is.  Not even so under Open MPI: our
+ * window's zero-byte companion would need osc pt2pt, the one-sided
+ * component left to it (rmpi_ompi_osc_default()), which refuses
+ * MPI_THREAD_MULTIPLE and aborts the job.  Collective: the ranks agree.
+ */
+static int rmpi_threads_ok(MPI_Comm comm)
+{
+	const char *v = getenv("RMAWIN_MPI_THREAD_MULTIPLE");
+	int level = MPI_THREAD_SINGLE, ok, all = 0;
+
+	if (PMPI_Query_thread(&level) != MPI_SUCCESS)
+		level = MPI_THREAD_MULTIPLE;
+	ok = level != MPI_THREAD_MULTIPLE;
+#ifndef OPEN_MPI
+	ok |= v && !strcmp(v, "1");
+#else
+	if (!ok && v && !strcmp(v, "1"))
+		rmpi_debug("RMAWIN_MPI_THREAD_MULTIPLE=1 is MPICH's only: Open MPI's osc pt2pt refuses MPI_THREAD_MULTIPLE");
+#endif
+	if (PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS)
+		return 0;
+	if (!all)
+		rmpi_debug("MPI_THREAD_MULTIPLE: the window is the real MPI's");
+	return all;
+}
+
+/*
  * The common part of MPI_Win_create and MPI_Win_allocate: @base NULL with
  * @size > 0 means allocate.  Collective; errors through @comm's handler.
  */
@@ -199,6 +230,9 @@ static int rmpi_win_new(void *base, MPI_Aint size, int disp_unit, MPI_Info info,
 		return rmpi_comm_raise(comm, MPI_ERR_SIZE);
 	if (disp_unit <= 0)
 		return rmpi_comm_raise(comm, MPI_ERR_DISP);
+	if (!rmpi_threads_ok(comm))
+		return alloc_base ? PMPI_Win_allocate(size, disp_unit, info, comm, alloc_base, win) :
+				    PMPI_Win_create(base, size, disp_unit, info, comm, win);
 	w = calloc(1, sizeof(*w));
 	if (!w)
 		return rmpi_comm_raise(comm, MPI_ERR_NO_MEM);

@@ -33,7 +33,7 @@ run_prog() {
 	local fl=$1 prog=$top/selftests/rmawin/mpi/$1/$2 lib=$top/mpi/librmawin-mpi-$1.so
 	local fwd=() v
 	# Hydra passes the whole environment on; Open MPI's mpirun what -x names
-	for v in RMAWIN_NO_RING RMAWIN_MPI_RING MT_WANT_RING RMAWIN_MPI_DEBUG RMAWIN_MPI_PORT RMAWIN_MPI_TIMEOUT_MS RMAWIN_MPI_SAME_OP RMAWIN_MPI_LAZY_LOCK \
+	for v in RMAWIN_NO_RING RMAWIN_MPI_RING MT_WANT_RING MT_WANT_BACKEND RMAWIN_MPI_THREAD_MULTIPLE RMAWIN_MPI_DEBUG RMAWIN_MPI_PORT RMAWIN_MPI_TIMEOUT_MS RMAWIN_MPI_SAME_OP RMAWIN_MPI_LAZY_LOCK \
 		RMAWIN_IBDEV RMAWIN_ADDR; do
 		[[ -n ${!v:-} ]] && fwd+=(-x "$v")
 	done
@@ -55,7 +55,7 @@ why_skip() {
 	[[ $fl == mpich ]] && launcher=mpiexec.mpich
 	command -v "$launcher" >/dev/null || { echo "$launcher not installed (tools/deps mpi)"; return; }
 	[[ -f mpi/librmawin-mpi-$fl.so ]] || { echo "mpi/librmawin-mpi-$fl.so not built (make mpi)"; return; }
-	for p in "${progs[@]}" ring_policy; do
+	for p in "${progs[@]}" ring_policy threads; do
 		[[ -x selftests/rmawin/mpi/$fl/$p ]] ||
 			{ echo "selftests/rmawin/mpi/$fl/$p not built (make mpi)"; return; }
 	done
@@ -91,8 +91,21 @@ ring_policy() {
 	done
 }
 
+# MPI_THREAD_MULTIPLE: two threads of each rank put between fences, on
+# the real MPI's windows (rmawin-mpi keeps no locks), and, where
+# RMAWIN_MPI_THREAD_MULTIPLE=1 promises one thread at a time, on rmawin's
+# under MPICH and still the real MPI's under Open MPI (threads.c, mpi.rst).
+threads() {
+	local fl=$1 want=1
+	[[ $fl == openmpi ]] && want=0
+	echo "# threads: at MPI_THREAD_MULTIPLE, the real MPI's windows"
+	MT_WANT_BACKEND=0 run_prog "$fl" threads || return 1
+	echo "# threads: RMAWIN_MPI_THREAD_MULTIPLE=1, one thread at a time: backend $want"
+	RMAWIN_MPI_THREAD_MULTIPLE=1 MT_WANT_BACKEND=$want run_prog "$fl" threads
+}
+
 echo "TAP version 13"
-echo "1..$((${#flavors[@]} * (${#progs[@]} + 2)))"
+echo "1..$((${#flavors[@]} * (${#progs[@]} + 3)))"
 for fl in "${flavors[@]}"; do
 	why=$(why_skip "$fl")
 	for p in "${progs[@]}"; do
@@ -114,6 +127,12 @@ for fl in "${flavors[@]}"; do
 		echo "ok $n mpi: $fl ring or ioctl as RMAWIN_MPI_RING decides # SKIP $why"
 	else
 		check "mpi: $fl ring or ioctl as RMAWIN_MPI_RING decides" ring_policy "$fl"
+	fi
+	if [[ -n $why ]]; then
+		n=$((n + 1))
+		echo "ok $n mpi: $fl MPI_THREAD_MULTIPLE # SKIP $why"
+	else
+		check "mpi: $fl MPI_THREAD_MULTIPLE" threads "$fl"
 	fi
 done
 exit "$failed"
