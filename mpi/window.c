@@ -34,9 +34,30 @@ static struct rmpi_win *rmpi_last;
  * (OMPI_MCA_osc set), Open MPI's own one-sided, which dynamic and shared
  * windows still use, is left to osc pt2pt and osc sm.  MPI_Init reads it.
  */
+static int rmpi_osc_ours;	/* OMPI_MCA_osc is the default set here */
+
 __attribute__((constructor)) static void rmpi_ompi_osc_default(void)
 {
-	setenv("OMPI_MCA_osc", "^rdma,ucx", 0);
+	if (getenv("OMPI_MCA_osc"))
+		return;
+	setenv("OMPI_MCA_osc", "^rdma,ucx", 1);
+	rmpi_osc_ours = 1;
+}
+
+/*
+ * At MPI_THREAD_MULTIPLE every window of a process is the real MPI's
+ * (rmpi_threads_ok()), or, under RMAWIN_MPI_THREAD_MULTIPLE=1, has a
+ * companion window of the real MPI's; osc pt2pt refuses both at that
+ * level and aborts the job.  There osc rdma takes pt2pt's place: its
+ * shared-memory names collide only for windows made at once on the halves
+ * of one split communicator, a smaller harm than a job that cannot make a
+ * window at all.  osc ucx stays out (it aborts over soft-RoCE).
+ */
+int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+{
+	if (required == MPI_THREAD_MULTIPLE && rmpi_osc_ours)
+		setenv("OMPI_MCA_osc", "^pt2pt,ucx", 1);
+	return PMPI_Init_thread(argc, argv, required, provided);
 }
 #endif
 
@@ -186,11 +207,8 @@ static unsigned int rmpi_win_flags(MPI_Info info, const void *base, MPI_Aint siz
 /*
  * May rmawin carry a window on @comm?  The library keeps no locks, so not
  * where a rank runs at MPI_THREAD_MULTIPLE, unless RMAWIN_MPI_THREAD_MULTIPLE=1
- * promises one-sided calls from one thread at a time; then the window is
- * the real MPI's, as a dynamic one is.  Not even so under Open MPI: our
- * window's zero-byte companion would need osc pt2pt, the one-sided
- * component left to it (rmpi_ompi_osc_default()), which refuses
- * MPI_THREAD_MULTIPLE and aborts the job.  Collective: the ranks agree.
+ * promises one-sided calls from one thread at a time; else the window is
+ * the real MPI's, as a dynamic one is.  Collective: the ranks agree.
  */
 static int rmpi_threads_ok(MPI_Comm comm)
 {
@@ -199,13 +217,7 @@ static int rmpi_threads_ok(MPI_Comm comm)
 
 	if (PMPI_Query_thread(&level) != MPI_SUCCESS)
 		level = MPI_THREAD_MULTIPLE;
-	ok = level != MPI_THREAD_MULTIPLE;
-#ifndef OPEN_MPI
-	ok |= v && !strcmp(v, "1");
-#else
-	if (!ok && v && !strcmp(v, "1"))
-		rmpi_debug("RMAWIN_MPI_THREAD_MULTIPLE=1 is MPICH's only: Open MPI's osc pt2pt refuses MPI_THREAD_MULTIPLE");
-#endif
+	ok = level != MPI_THREAD_MULTIPLE || (v && !strcmp(v, "1"));
 	if (PMPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS)
 		return 0;
 	if (!all)

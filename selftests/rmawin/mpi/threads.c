@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * MPI_THREAD_MULTIPLE: rmawin-mpi keeps no locks, so under that level its
- * windows are the real MPI's (rmawin_mpi_win_backend() 0), unless
+ * windows (a created one, then an allocated one) are the real MPI's (rmawin_mpi_win_backend() 0), unless
  * RMAWIN_MPI_THREAD_MULTIPLE=1 promises one-sided calls from one thread at
- * a time (honoured under MPICH only).  Either way two threads of every rank
+ * a time.  Either way two threads of every rank
  * put into the next rank's window between two fences, and the data is
  * checked there; under the promise the threads take turns (a mutex), as
  * the program then must.
@@ -39,27 +39,28 @@ static void *putter(void *arg)
 	return NULL;
 }
 
-int main(int argc, char **argv)
+/* One window, created over MPI_Alloc_mem's memory or allocated: puts from the threads. */
+static int one_window(int created, const char *want)
 {
-	const char *want = getenv("MT_WANT_BACKEND"), *promise = getenv("RMAWIN_MPI_THREAD_MULTIPLE");
+	size_t len = sizeof(int) * NTHREADS * mt_size;
 	int (*backend)(MPI_Win);
 	pthread_t th[NTHREADS];
-	int provided, prev, t, ours, *base;
+	int prev, t, ours, *base;
 
-	MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-	MPI_Comm_rank(MPI_COMM_WORLD, &mt_rank);
-	MPI_Comm_size(MPI_COMM_WORLD, &mt_size);
-	CHECK(provided == MPI_THREAD_MULTIPLE, "the MPI provides level %d only", provided);
-	serialize = promise && !strcmp(promise, "1");
-
-	MPI_OK(MPI_Win_allocate(sizeof(int) * NTHREADS * mt_size, sizeof(int), MPI_INFO_NULL,
-				MPI_COMM_WORLD, &base, &win));
+	if (created) {
+		MPI_OK(MPI_Alloc_mem(len, MPI_INFO_NULL, &base));
+		memset(base, 0, len);
+		MPI_OK(MPI_Win_create(base, len, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+	} else {
+		MPI_OK(MPI_Win_allocate(len, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &base,
+					&win));
+		memset(base, 0, len);
+	}
 	*(void **)&backend = dlsym(RTLD_DEFAULT, "rmawin_mpi_win_backend");
 	CHECK(backend, "librmawin-mpi is not loaded (LD_PRELOAD)");
 	ours = backend(win);
-	CHECK(want && ours == atoi(want), "backend %d, want %s", ours,
-	      want ? want : "(MT_WANT_BACKEND unset)");
-	memset(base, 0, sizeof(int) * NTHREADS * mt_size);
+	CHECK(want && ours == atoi(want), "%s window: backend %d, want %s",
+	      created ? "created" : "allocated", ours, want ? want : "(MT_WANT_BACKEND unset)");
 
 	MPI_OK(MPI_Win_fence(0, win));
 	for (t = 0; t < NTHREADS; t++)
@@ -70,9 +71,28 @@ int main(int argc, char **argv)
 
 	prev = (mt_rank + mt_size - 1) % mt_size;
 	for (t = 0; t < NTHREADS; t++)
-		CHECK(base[prev * NTHREADS + t] == value(prev, t), "slot of rank %d thread %d: %d",
+		CHECK(base[prev * NTHREADS + t] == value(prev, t),
+		      "%s window: slot of rank %d thread %d: %d", created ? "created" : "allocated",
 		      prev, t, base[prev * NTHREADS + t]);
 	MPI_OK(MPI_Win_free(&win));
+	if (created)
+		MPI_OK(MPI_Free_mem(base));
+	return ours;
+}
+
+int main(int argc, char **argv)
+{
+	const char *want = getenv("MT_WANT_BACKEND"), *promise = getenv("RMAWIN_MPI_THREAD_MULTIPLE");
+	int provided, ours;
+
+	MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+	MPI_Comm_rank(MPI_COMM_WORLD, &mt_rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &mt_size);
+	CHECK(provided == MPI_THREAD_MULTIPLE, "the MPI provides level %d only", provided);
+	serialize = promise && !strcmp(promise, "1");
+
+	one_window(1, want);
+	ours = one_window(0, want);
 	mt_done(ours ? "threads (one at a time, rmawin's windows)" :
 		serialize ? "threads (one at a time, the real MPI's windows)" :
 		"threads (the real MPI's windows)");
