@@ -21,9 +21,12 @@
  * window again.  With no request of ours pending, the wait and test calls
  * go straight to the real MPI.
  *
- * Requests are kept in one list: the library is used from one thread at a
- * time (Documentation/mpi.rst).
+ * Requests are kept in one list, under a lock of its own: one-sided calls
+ * come from one thread at a time (Documentation/mpi.rst, Threads), but at
+ * MPI_THREAD_MULTIPLE other threads may wait for their own requests
+ * meanwhile, and so look through the list while it changes.
  */
+#include <pthread.h>
 #include <stdlib.h>
 
 #include "rmawin_mpi.h"
@@ -47,6 +50,7 @@ struct rmpi_req {
 };
 
 static struct rmpi_req *rmpi_pending;
+static pthread_mutex_t rmpi_pending_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static int rmpi_greq_query(void *extra, MPI_Status *status)
 {
@@ -78,14 +82,23 @@ static int rmpi_greq_cancel(void *extra, int complete)
  */
 void rmpi_req_settle(struct rmpi_win *w, int target, int code)
 {
-	struct rmpi_req **p = &rmpi_pending, *r;
+	struct rmpi_req **p, *r, *done = NULL;
 
-	while ((r = *p)) {
+	pthread_mutex_lock(&rmpi_pending_lock);
+	for (p = &rmpi_pending; (r = *p);) {
 		if (r->w != w || (target >= 0 && r->target != target)) {
 			p = &r->next;
 			continue;
 		}
-		*p = r->next;
+		/* the head is read unlocked, for a quick "none of ours" */
+		__atomic_store_n(p, r->next, __ATOMIC_RELAXED);
+		r->next = done;
+		done = r;
+	}
+	pthread_mutex_unlock(&rmpi_pending_lock);
+	/* off the list, so no other thread sees them: complete them unlocked */
+	while ((r = done)) {
+		done = r->next;
 		r->next = NULL;
 		r->pending = 0;
 		r->w = NULL;
@@ -100,10 +113,12 @@ static struct rmpi_req *rmpi_req_find(MPI_Request req)
 
 	if (req == MPI_REQUEST_NULL)
 		return NULL;
+	pthread_mutex_lock(&rmpi_pending_lock);
 	for (r = rmpi_pending; r; r = r->next)
 		if (r->req == req)
-			return r;
-	return NULL;
+			break;
+	pthread_mutex_unlock(&rmpi_pending_lock);
+	return r;
 }
 
 /* Complete @r's operation (and every other one to its target); raises errors. */
@@ -126,7 +141,7 @@ static void rmpi_req_finish_all(int count, const MPI_Request reqs[])
 	struct rmpi_req *r;
 	int i;
 
-	for (i = 0; rmpi_pending && i < count; i++) {
+	for (i = 0; __atomic_load_n(&rmpi_pending, __ATOMIC_RELAXED) && i < count; i++) {
 		r = rmpi_req_find(reqs[i]);
 		if (r)
 			rmpi_req_finish(r);
@@ -155,8 +170,10 @@ static int rmpi_request_start(MPI_Win win, int target, int code, MPI_Request *re
 	r->w = w;
 	r->target = target;
 	r->pending = 1;
+	pthread_mutex_lock(&rmpi_pending_lock);
 	r->next = rmpi_pending;
-	rmpi_pending = r;
+	__atomic_store_n(&rmpi_pending, r, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&rmpi_pending_lock);
 	return MPI_SUCCESS;
 }
 

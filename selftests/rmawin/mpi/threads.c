@@ -6,7 +6,8 @@
  * a time.  Either way two threads of every rank
  * put into the next rank's window between two fences, and the data is
  * checked there; under the promise the threads take turns (a mutex), as
- * the program then must.
+ * the program then must.  Then one thread makes request-based puts while
+ * another exchanges messages with both neighbours and waits for them.
  * MT_WANT_BACKEND (0 or 1) is the backend the driver expects.
  */
 #include <pthread.h>
@@ -80,6 +81,73 @@ static int one_window(int created, const char *want)
 	return ours;
 }
 
+#define ROUNDS	100
+
+/* One-sided thread: ROUNDS request-based puts into the next rank, each waited for. */
+static void *rputter(void *arg)
+{
+	static int v;
+	int next = (mt_rank + 1) % mt_size, i;
+	MPI_Request req;
+
+	(void)arg;
+	for (i = 1; i <= ROUNDS; i++) {
+		v = mt_rank * 1000 + i;
+		MPI_OK(MPI_Rput(&v, 1, MPI_INT, next, mt_rank, 1, MPI_INT, win, &req));
+		MPI_OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+	}
+	return NULL;
+}
+
+/* Point-to-point thread: ROUNDS exchanges with both neighbours, checked. */
+static void *exchanger(void *arg)
+{
+	int next = (mt_rank + 1) % mt_size, prev = (mt_rank + mt_size - 1) % mt_size;
+	int out, in[2], i;
+	MPI_Request reqs[4];
+	MPI_Status st[4];
+
+	(void)arg;
+	for (i = 1; i <= ROUNDS; i++) {
+		out = mt_rank * 1000 + i;
+		MPI_OK(MPI_Irecv(&in[0], 1, MPI_INT, prev, 7, MPI_COMM_WORLD, &reqs[0]));
+		MPI_OK(MPI_Irecv(&in[1], 1, MPI_INT, next, 7, MPI_COMM_WORLD, &reqs[1]));
+		MPI_OK(MPI_Isend(&out, 1, MPI_INT, next, 7, MPI_COMM_WORLD, &reqs[2]));
+		MPI_OK(MPI_Isend(&out, 1, MPI_INT, prev, 7, MPI_COMM_WORLD, &reqs[3]));
+		MPI_OK(MPI_Waitall(4, reqs, st));
+		CHECK(in[0] == prev * 1000 + i && in[1] == next * 1000 + i,
+		      "exchange %d: got %d and %d", i, in[0], in[1]);
+	}
+	return NULL;
+}
+
+/*
+ * Request-based puts in one thread while another waits for its own
+ * point-to-point requests: the wait calls rmawin-mpi takes over look for
+ * requests of theirs while the first thread's come and go.
+ */
+static void requests_beside_p2p(void)
+{
+	int prev = (mt_rank + mt_size - 1) % mt_size, *base;
+	pthread_t a, b;
+
+	MPI_OK(MPI_Win_allocate(sizeof(int) * mt_size, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD,
+				&base, &win));
+	memset(base, 0, sizeof(int) * mt_size);
+	MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+	MPI_OK(MPI_Win_lock_all(0, win));
+	CHECK(!pthread_create(&a, NULL, rputter, NULL), "pthread_create");
+	CHECK(!pthread_create(&b, NULL, exchanger, NULL), "pthread_create");
+	pthread_join(a, NULL);
+	pthread_join(b, NULL);
+	MPI_OK(MPI_Win_unlock_all(win));
+	MPI_OK(MPI_Barrier(MPI_COMM_WORLD));
+	MPI_OK(MPI_Win_lock(MPI_LOCK_SHARED, mt_rank, 0, win));
+	CHECK(base[prev] == prev * 1000 + ROUNDS, "last put of rank %d: %d", prev, base[prev]);
+	MPI_OK(MPI_Win_unlock(mt_rank, win));
+	MPI_OK(MPI_Win_free(&win));
+}
+
 int main(int argc, char **argv)
 {
 	const char *want = getenv("MT_WANT_BACKEND"), *promise = getenv("RMAWIN_MPI_THREAD_MULTIPLE");
@@ -93,6 +161,7 @@ int main(int argc, char **argv)
 
 	one_window(1, want);
 	ours = one_window(0, want);
+	requests_beside_p2p();
 	mt_done(ours ? "threads (one at a time, rmawin's windows)" :
 		serialize ? "threads (one at a time, the real MPI's windows)" :
 		"threads (the real MPI's windows)");
