@@ -396,7 +396,7 @@ int rmpi_group_get(MPI_Comm comm, struct rmpi_group **grp)
 			return -ENOMEM;
 		}
 	}
-	g->refs++;
+	__atomic_add_fetch(&g->refs, 1, __ATOMIC_RELAXED);
 	*grp = g;
 	return 0;
 }
@@ -404,10 +404,14 @@ int rmpi_group_get(MPI_Comm comm, struct rmpi_group **grp)
 /**
  * rmpi_group_put() - drop a reference; the last one closes the endpoint
  * @grp: the group
+ *
+ * Atomic: at MPI_THREAD_MULTIPLE, with one-sided calls in one thread
+ * (RMAWIN_MPI_THREAD_MULTIPLE=1), another thread may free the
+ * communicator (its attribute's reference) while a window goes.
  */
 void rmpi_group_put(struct rmpi_group *grp)
 {
-	if (--grp->refs)
+	if (__atomic_sub_fetch(&grp->refs, 1, __ATOMIC_ACQ_REL))
 		return;
 	rmawin_batch_free(grp->batch);
 	rmawin_ep_close(grp->ep);

@@ -7,7 +7,9 @@
  * put into the next rank's window between two fences, and the data is
  * checked there; under the promise the threads take turns (a mutex), as
  * the program then must.  Then one thread makes request-based puts while
- * another exchanges messages with both neighbours and waits for them.
+ * another exchanges messages with both neighbours and waits for them; and,
+ * on rmawin's windows, one frees the communicator of a window while another
+ * puts into it.
  * MT_WANT_BACKEND (0 or 1) is the backend the driver expects.
  */
 #include <pthread.h>
@@ -148,6 +150,38 @@ static void requests_beside_p2p(void)
 	MPI_OK(MPI_Win_free(&win));
 }
 
+static void *comm_freer(void *arg)
+{
+	MPI_OK(MPI_Comm_free(arg));
+	return NULL;
+}
+
+/*
+ * A window on a duplicate of MPI_COMM_WORLD, whose communicator another
+ * thread frees while this one puts (the window keeps what it needs of it):
+ * the put lands, and the window is freed after.  On rmawin's windows only,
+ * where the group's references are rmawin-mpi's: MPICH 4.0's own window
+ * lost the puts here (values of 0, or another rank's) in the one run tried.
+ */
+static void comm_freed_beside(void)
+{
+	int next = (mt_rank + 1) % mt_size, prev = (mt_rank + mt_size - 1) % mt_size, v, *base;
+	MPI_Comm dup;
+	pthread_t b;
+
+	MPI_OK(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
+	MPI_OK(MPI_Win_allocate(sizeof(int), sizeof(int), MPI_INFO_NULL, dup, &base, &win));
+	*base = 0;
+	MPI_OK(MPI_Win_fence(0, win));
+	CHECK(!pthread_create(&b, NULL, comm_freer, &dup), "pthread_create");
+	v = mt_rank + 1;
+	MPI_OK(MPI_Put(&v, 1, MPI_INT, next, 0, 1, MPI_INT, win));
+	pthread_join(b, NULL);
+	MPI_OK(MPI_Win_fence(0, win));
+	CHECK(*base == prev + 1, "put from rank %d: %d", prev, *base);
+	MPI_OK(MPI_Win_free(&win));
+}
+
 int main(int argc, char **argv)
 {
 	const char *want = getenv("MT_WANT_BACKEND"), *promise = getenv("RMAWIN_MPI_THREAD_MULTIPLE");
@@ -162,6 +196,8 @@ int main(int argc, char **argv)
 	one_window(1, want);
 	ours = one_window(0, want);
 	requests_beside_p2p();
+	if (ours)
+		comm_freed_beside();
 	mt_done(ours ? "threads (one at a time, rmawin's windows)" :
 		serialize ? "threads (one at a time, the real MPI's windows)" :
 		"threads (the real MPI's windows)");
