@@ -205,10 +205,11 @@ static unsigned int rmpi_win_flags(MPI_Info info, const void *base, MPI_Aint siz
 }
 
 /*
- * May rmawin carry a window on @comm?  The library keeps no locks, so not
- * where a rank runs at MPI_THREAD_MULTIPLE, unless RMAWIN_MPI_THREAD_MULTIPLE=1
- * promises one-sided calls from one thread at a time; else the window is
- * the real MPI's, as a dynamic one is.  Collective: the ranks agree.
+ * May rmawin carry a window on @comm?  Our tables take one-sided calls
+ * from one thread at a time, so not where a rank runs at
+ * MPI_THREAD_MULTIPLE, unless RMAWIN_MPI_THREAD_MULTIPLE=1 promises just
+ * that; else the window is the real MPI's, as a dynamic one is.
+ * Collective: the ranks agree.
  */
 static int rmpi_threads_ok(MPI_Comm comm)
 {

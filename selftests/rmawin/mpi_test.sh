@@ -91,9 +91,10 @@ ring_policy() {
 	done
 }
 
-# MPI_THREAD_MULTIPLE: two threads of each rank put between fences, on
-# the real MPI's windows (rmawin-mpi keeps no locks), and on rmawin's where
-# RMAWIN_MPI_THREAD_MULTIPLE=1 promises one thread at a time (threads.c).
+# MPI_THREAD_MULTIPLE: two threads of each rank put between fences, on the
+# real MPI's windows (rmawin-mpi takes one-sided calls from one thread at a
+# time), and on rmawin's where RMAWIN_MPI_THREAD_MULTIPLE=1 promises just
+# that (threads.c).
 threads() {
 	local fl=$1
 	echo "# threads: at MPI_THREAD_MULTIPLE, the real MPI's windows"

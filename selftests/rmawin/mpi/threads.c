@@ -1,16 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * MPI_THREAD_MULTIPLE: rmawin-mpi keeps no locks, so under that level its
- * windows (a created one, then an allocated one) are the real MPI's (rmawin_mpi_win_backend() 0), unless
- * RMAWIN_MPI_THREAD_MULTIPLE=1 promises one-sided calls from one thread at
- * a time.  Either way two threads of every rank
- * put into the next rank's window between two fences, and the data is
- * checked there; under the promise the threads take turns (a mutex), as
- * the program then must.  Then one thread makes request-based puts while
- * another exchanges messages with both neighbours and waits for them; and,
- * on rmawin's windows, one frees the communicator of a window while another
- * puts into it.
- * MT_WANT_BACKEND (0 or 1) is the backend the driver expects.
+ * MPI_THREAD_MULTIPLE: rmawin-mpi takes one-sided calls from one thread at
+ * a time, so under that level its windows (a created one, then an
+ * allocated one) are the real MPI's (rmawin_mpi_win_backend() 0), unless
+ * RMAWIN_MPI_THREAD_MULTIPLE=1 promises just that.  Either way two threads
+ * of every rank put into the next rank's window between two fences, and
+ * the data is checked there; under the promise the threads take turns (a
+ * mutex), as the program then must.  Then one thread makes request-based
+ * puts while another exchanges messages with both neighbours and waits
+ * for them; and, on rmawin's windows, one frees the communicator of a
+ * window while another puts into it.  MT_WANT_BACKEND (0 or 1) is the
+ * backend the driver expects.
  */
 #include <pthread.h>
 
