@@ -161,12 +161,8 @@ int main(int argc, char **argv)
 
 	/* dynamic windows are the real MPI's */
 	MPI_OK(MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &wdyn));
-	if (!getenv("MT_REAL_MPI")) {
-		int (*fn)(MPI_Win);
-
-		*(void **)&fn = dlsym(RTLD_DEFAULT, "rmawin_mpi_win_backend");
-		CHECK(fn && fn(wdyn) == 0, "a dynamic window is left to the real MPI");
-	}
+	if (!getenv("MT_REAL_MPI"))
+		CHECK(mt_win_backend(wdyn) == 0, "a dynamic window is left to the real MPI");
 	MPI_OK(MPI_Win_get_attr(wdyn, MPI_WIN_CREATE_FLAVOR, &pfl, &flag));
 	CHECK(flag && *pfl == MPI_WIN_FLAVOR_DYNAMIC, "dynamic flavor %d", *pfl);
 	MPI_OK(MPI_Win_free(&wdyn));

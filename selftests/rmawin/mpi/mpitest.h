@@ -51,17 +51,35 @@ static inline void mt_init(int *argc, char ***argv)
 	MPI_Comm_size(MPI_COMM_WORLD, &mt_size);
 }
 
+/* MPI_Init_thread at @required: returns the level provided. */
+static inline int mt_init_thread(int *argc, char ***argv, int required)
+{
+	int provided;
+
+	MPI_Init_thread(argc, argv, required, &provided);
+	MPI_Comm_rank(MPI_COMM_WORLD, &mt_rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &mt_size);
+	return provided;
+}
+
+/* rmawin_mpi_win_backend(): 1 if rmawin carries @win, 0 if the real MPI does. */
+static inline int mt_win_backend(MPI_Win win)
+{
+	int (*fn)(MPI_Win);
+
+	*(void **)&fn = dlsym(RTLD_DEFAULT, "rmawin_mpi_win_backend");
+	CHECK(fn, "librmawin-mpi is not loaded (LD_PRELOAD)");
+	return fn(win);
+}
+
 /* The window must be carried by rmawin, not by the real MPI. */
 static inline void mt_backend(MPI_Win win)
 {
-	int (*fn)(MPI_Win);
 	const char *real = getenv("MT_REAL_MPI");
 
 	if (real && !strcmp(real, "1"))
 		return;
-	*(void **)&fn = dlsym(RTLD_DEFAULT, "rmawin_mpi_win_backend");
-	CHECK(fn, "librmawin-mpi is not loaded (LD_PRELOAD)");
-	CHECK(fn(win) == 1, "window not backed by rmawin");
+	CHECK(mt_win_backend(win) == 1, "window not backed by rmawin");
 }
 
 static inline void mt_done(const char *name)

@@ -46,7 +46,6 @@ static void *putter(void *arg)
 static int one_window(int created, const char *want)
 {
 	size_t len = sizeof(int) * NTHREADS * mt_size;
-	int (*backend)(MPI_Win);
 	pthread_t th[NTHREADS];
 	int prev, t, ours, *base;
 
@@ -59,9 +58,7 @@ static int one_window(int created, const char *want)
 					&win));
 		memset(base, 0, len);
 	}
-	*(void **)&backend = dlsym(RTLD_DEFAULT, "rmawin_mpi_win_backend");
-	CHECK(backend, "librmawin-mpi is not loaded (LD_PRELOAD)");
-	ours = backend(win);
+	ours = mt_win_backend(win);
 	CHECK(want && ours == atoi(want), "%s window: backend %d, want %s",
 	      created ? "created" : "allocated", ours, want ? want : "(MT_WANT_BACKEND unset)");
 
@@ -185,11 +182,8 @@ static void comm_freed_beside(void)
 int main(int argc, char **argv)
 {
 	const char *want = getenv("MT_WANT_BACKEND"), *promise = getenv("RMAWIN_MPI_THREAD_MULTIPLE");
-	int provided, ours;
+	int provided = mt_init_thread(&argc, &argv, MPI_THREAD_MULTIPLE), ours;
 
-	MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-	MPI_Comm_rank(MPI_COMM_WORLD, &mt_rank);
-	MPI_Comm_size(MPI_COMM_WORLD, &mt_size);
 	CHECK(provided == MPI_THREAD_MULTIPLE, "the MPI provides level %d only", provided);
 	serialize = promise && !strcmp(promise, "1");
 
